@@ -1,0 +1,143 @@
+//! The integrity report: every finding made while loading, plus the conversation lint only
+//! `check` runs (tool calls and results that do not pair up, compactions whose target is not
+//! on their own path).
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+
+use crate::finding::{Code, Finding, Severity};
+use crate::model::{Format, Kind, Role};
+use crate::session::Session;
+use crate::tree::{quoted, Ix};
+
+/// `check`'s view of one file. Serializes to the JSON contract.
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub schema_version: u32,
+    pub file: String,
+    pub format: Format,
+    pub ok: bool,
+    pub lines: u32,
+    pub entries: usize,
+    pub observations: usize,
+    pub findings: Vec<Finding>,
+}
+
+impl Report {
+    pub fn count(&self, s: Severity) -> usize {
+        self.findings.iter().filter(|f| f.severity == s).count()
+    }
+}
+
+/// Build the report. With `strict`, every warning counts as an error.
+pub fn check(s: &Session<'_>, strict: bool) -> Report {
+    let mut findings = s.findings.clone();
+    findings.extend(lint(s));
+    if strict {
+        for f in &mut findings {
+            f.severity = Severity::Error;
+        }
+    }
+    findings.sort_by_key(|f| (f.severity, f.line.unwrap_or(0), f.code));
+    let ok = !findings.iter().any(|f| f.severity == Severity::Error);
+    Report {
+        schema_version: 1,
+        file: s.name().to_string(),
+        format: s.format,
+        ok,
+        lines: s.lines,
+        entries: s.entries.len(),
+        observations: s.observations.len(),
+        findings,
+    }
+}
+
+fn lint(s: &Session<'_>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut calls: Vec<(&str, Ix)> = Vec::new();
+    let mut results: HashSet<&str> = HashSet::new();
+    for (i, e) in s.entries.iter().enumerate() {
+        let Some(m) = &e.message else { continue };
+        // A refused or aborted turn's tool calls never ran: no result is expected.
+        let ran = !matches!(m.stop_reason.as_deref(), Some("refusal" | "aborted" | "error"));
+        if m.role == Role::Assistant && ran {
+            calls.extend(m.tool_calls.iter().filter_map(|c| c.id.as_deref()).map(|id| (id, i as Ix)));
+        }
+        results.extend(m.tool_results.iter().filter_map(|r| r.call_id.as_deref()));
+    }
+    let called: HashSet<&str> = s
+        .entries
+        .iter()
+        .filter_map(|e| e.message.as_ref())
+        .flat_map(|m| m.tool_calls.iter().filter_map(|c| c.id.as_deref()))
+        .collect();
+    for (id, i) in calls {
+        if !results.contains(id) {
+            let e = s.entry(i);
+            out.push(
+                Finding::new(
+                    Code::ToolCallWithoutResult,
+                    Some(e.line),
+                    format!("tool call `{id}` has no result anywhere in the file"),
+                )
+                .with_id(e.id.to_owned_id()),
+            );
+        }
+    }
+    for e in &s.entries {
+        let Some(m) = &e.message else { continue };
+        for r in &m.tool_results {
+            match r.call_id.as_deref() {
+                Some(id) if !called.contains(id) => out.push(
+                    Finding::new(
+                        Code::ToolResultWithoutCall,
+                        Some(e.line),
+                        format!("tool result for `{id}`, but no entry makes that call"),
+                    )
+                    .with_id(e.id.to_owned_id()),
+                ),
+                None => out.push(
+                    Finding::new(Code::ToolResultWithoutCall, Some(e.line), "tool result without a call id")
+                        .with_id(e.id.to_owned_id()),
+                ),
+                _ => {}
+            }
+        }
+    }
+    for (i, e) in s.entries.iter().enumerate() {
+        if e.kind != Kind::Compaction {
+            continue;
+        }
+        let c = e.compaction.as_ref();
+        let problem = match c.and_then(|c| c.up_to.as_ref()) {
+            None => Some("the compaction has no `upToId`".to_string()),
+            Some(t) => match s.tree.get(t) {
+                None => Some(format!("upToId {} names no entry in the file", quoted(t))),
+                Some(j) if j as usize == i || !s.tree.is_ancestor(j, i as Ix) => Some(format!(
+                    "upToId {} (line {}) is not on this compaction's own path",
+                    quoted(t),
+                    s.entry(j).line
+                )),
+                Some(_) => None,
+            },
+        };
+        if let Some(msg) = problem {
+            out.push(Finding::new(Code::CompactionTargetNotAncestor, Some(e.line), msg).with_id(e.id.to_owned_id()));
+        }
+    }
+    for o in &s.observations {
+        if o.tag == "compaction" {
+            if let Some(t) = &o.up_to_id {
+                if s.tree.get(t).is_none() {
+                    out.push(Finding::new(
+                        Code::CompactionTargetNotAncestor,
+                        Some(o.line),
+                        format!("compaction up_to_id {} names no message in the file", quoted(t)),
+                    ));
+                }
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,96 @@
+//! `check FILE...`: the integrity report, grouped by severity, exit 1 on any error.
+
+use std::io::Write;
+
+use super::{io_err, Ctx, Outcome};
+use crate::check::{check, Report};
+use crate::cli::CheckArgs;
+use crate::error::{Error, Result};
+use crate::finding::Severity;
+use crate::render::{json, text, Palette};
+use crate::sanitize;
+use crate::session::Session;
+use crate::source::Source;
+
+pub fn run(ctx: &Ctx, a: &CheckArgs, out: &mut dyn Write) -> Result<Outcome> {
+    let files = ctx.expand(&a.files)?;
+    let mut failed_to_read = 0;
+    let mut with_errors = 0;
+    let mut with_warnings = 0;
+    for f in &files {
+        let report = match Source::open(f, ctx.read_options()).and_then(|src| {
+            let s = Session::load(&src, ctx.format())?;
+            Ok(check(&s, ctx.global.strict))
+        }) {
+            Ok(r) => r,
+            Err(e) => {
+                // An unreadable input is an error of its own kind (exit 2), but the other
+                // files are still checked.
+                failed_to_read += 1;
+                eprintln!("arcturn-inspect: {}", sanitize::inline(&e.to_string()));
+                continue;
+            }
+        };
+        if !report.ok {
+            with_errors += 1;
+        } else if report.count(Severity::Warning) > 0 {
+            with_warnings += 1;
+        }
+        if ctx.global.json {
+            json::write(out, &report, false).map_err(io_err)?;
+        } else {
+            human(&report, &ctx.palette, ctx.global.quiet, out).map_err(io_err)?;
+        }
+    }
+    if !ctx.global.json && files.len() > 1 {
+        let clean = files.len() - failed_to_read - with_errors - with_warnings;
+        writeln!(
+            out,
+            "{} files checked: {} with errors, {} with warnings only, {} clean{}",
+            files.len(),
+            with_errors,
+            with_warnings,
+            clean,
+            if failed_to_read > 0 { format!(", {failed_to_read} unreadable") } else { String::new() }
+        )
+        .map_err(io_err)?;
+    }
+    if failed_to_read > 0 {
+        out.flush().map_err(io_err)?;
+        return Err(Error::Usage(format!("{failed_to_read} input(s) could not be read")));
+    }
+    Ok(if with_errors > 0 { Outcome::Negative } else { Outcome::Success })
+}
+
+fn human(r: &Report, p: &Palette, quiet: bool, out: &mut dyn Write) -> std::io::Result<()> {
+    let errors = r.count(Severity::Error);
+    let warnings = r.count(Severity::Warning);
+    for (sev, n) in [(Severity::Error, errors), (Severity::Warning, warnings)] {
+        if n == 0 || (quiet && sev == Severity::Warning) {
+            continue;
+        }
+        for f in r.findings.iter().filter(|f| f.severity == sev) {
+            writeln!(out, "{}", text::finding_line(&r.file, f, p))?;
+        }
+    }
+    let verdict = if errors > 0 {
+        p.error("FAIL")
+    } else if warnings > 0 {
+        p.warning("ok")
+    } else {
+        p.ok("ok")
+    };
+    writeln!(
+        out,
+        "{verdict} {}: {} error{}, {} warning{} ({} lines, {} entries{}, {})",
+        sanitize::inline(&r.file),
+        errors,
+        if errors == 1 { "" } else { "s" },
+        warnings,
+        if warnings == 1 { "" } else { "s" },
+        r.lines,
+        r.entries,
+        if r.observations > 0 { format!(", {} observations", r.observations) } else { String::new() },
+        r.format
+    )
+}

@@ -1,0 +1,208 @@
+//! One module per subcommand: load -> view -> render. This module holds what they share:
+//! resolving inputs, loading with damage reporting, and the outcome that maps to an exit
+//! status.
+
+pub mod check;
+pub mod leaves;
+pub mod path;
+pub mod show;
+pub mod tree;
+
+use std::io::{self, IsTerminal, Write};
+use std::path::Path;
+
+use crate::cli::{Cli, Command, Global};
+use crate::error::{Error, Result};
+use crate::finding::{Finding, Severity};
+use crate::model::Format;
+use crate::render::{self, palette, Palette};
+use crate::session::Session;
+use crate::source::{ReadOptions, Source};
+
+/// How a command that ran to completion ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Exit 0.
+    Success,
+    /// Exit 1: the command ran fine and the answer is negative (`check` found errors).
+    Negative,
+}
+
+/// What every command gets: the global flags and the decided presentation.
+pub struct Ctx {
+    pub global: Global,
+    /// Styles for stdout.
+    pub palette: Palette,
+    /// Styles for stderr.
+    pub err_palette: Palette,
+    /// Columns for one-line views.
+    pub width: usize,
+}
+
+/// At most this many load findings per file are printed on stderr by commands other than
+/// `check`; the rest are counted.
+const MAX_STDERR_FINDINGS: usize = 12;
+
+impl Ctx {
+    pub fn new(global: Global) -> Ctx {
+        // JSON is never coloured.
+        let palette = Palette::new(!global.json && palette::enabled(global.color, io::stdout().is_terminal()));
+        let err_palette = Palette::new(palette::enabled(global.color, io::stderr().is_terminal()));
+        Ctx { global, palette, err_palette, width: render::width() }
+    }
+
+    pub fn format(&self) -> Option<Format> {
+        self.global.input_format.map(Format::from)
+    }
+
+    pub fn read_options(&self) -> ReadOptions {
+        ReadOptions { no_mmap: self.global.no_mmap }
+    }
+
+    /// A note on stderr (unless `-q`).
+    pub fn note(&self, msg: &str) {
+        if !self.global.quiet {
+            let _ = writeln!(io::stderr().lock(), "arcturn-inspect: {msg}");
+        }
+    }
+
+    /// Open an input for a single-file command.
+    pub fn open(&self, file: Option<&str>) -> Result<Source> {
+        let path = match file {
+            Some(f) => f.to_string(),
+            None => self.default_input()?,
+        };
+        Source::open(&path, self.read_options())
+    }
+
+    /// With no file named: stdin when it is not a terminal, else the newest session of the
+    /// current project.
+    pub fn default_input(&self) -> Result<String> {
+        if !io::stdin().is_terminal() {
+            return Ok("-".into());
+        }
+        let cwd = std::env::current_dir().map_err(|e| Error::Io { path: ".".into(), source: e })?;
+        match crate::discover::newest_session(&cwd) {
+            Some(p) => {
+                let p = p.to_string_lossy().into_owned();
+                self.note(&format!("reading {}", crate::sanitize::inline(&p)));
+                Ok(p)
+            }
+            None => Err(Error::Usage(
+                "no session file given, and none found for this directory (.crab/sessions/ or ~/.arcturn/sessions/)"
+                    .into(),
+            )),
+        }
+    }
+
+    /// Expand inputs for multi-file commands: directories are walked for `*.jsonl`.
+    pub fn expand(&self, files: &[String]) -> Result<Vec<String>> {
+        if files.is_empty() {
+            return Ok(vec![self.default_input()?]);
+        }
+        let mut out = Vec::new();
+        for f in files {
+            let p = Path::new(f);
+            if f != "-" && p.is_dir() {
+                let (found, errors) = crate::discover::walk_jsonl(p);
+                for (d, e) in errors {
+                    self.note(&format!("{}: {e}", crate::sanitize::inline(&d.to_string_lossy())));
+                }
+                if found.is_empty() {
+                    self.note(&format!("{}: no *.jsonl files", crate::sanitize::inline(f)));
+                }
+                out.extend(found.into_iter().map(|p| p.to_string_lossy().into_owned()));
+            } else {
+                out.push(f.clone());
+            }
+        }
+        Ok(out)
+    }
+
+    /// Load a session and report its load-time findings on stderr: damage as errors,
+    /// everything else as warnings (`-q` silences warnings). With `--strict`, any finding
+    /// is fatal.
+    pub fn load<'a>(&self, src: &'a Source) -> Result<Session<'a>> {
+        let s = Session::load(src, self.format())?;
+        let shown: Vec<&Finding> = s.findings.iter().filter(|f| !f.code.is_lint()).collect();
+        if self.global.strict && !shown.is_empty() {
+            self.print_findings(&s, &shown, true);
+            return Err(Error::Strict { path: s.name().to_string(), count: shown.len() });
+        }
+        self.print_findings(&s, &shown, false);
+        Ok(s)
+    }
+
+    fn print_findings(&self, s: &Session<'_>, shown: &[&Finding], all_errors: bool) {
+        let err = io::stderr();
+        let mut err = err.lock();
+        let mut printed = 0;
+        let mut hidden = 0;
+        for f in shown {
+            let mut f = (*f).clone();
+            // Outside `check`, only line damage is an error; the rest are warnings.
+            if all_errors || f.code.is_line_damage() {
+                f.severity = Severity::Error;
+            } else {
+                f.severity = Severity::Warning;
+                if self.global.quiet {
+                    continue;
+                }
+            }
+            if printed >= MAX_STDERR_FINDINGS {
+                hidden += 1;
+                continue;
+            }
+            printed += 1;
+            let _ = writeln!(err, "{}", render::text::finding_line(s.name(), &f, &self.err_palette));
+        }
+        if hidden > 0 {
+            let _ = writeln!(
+                err,
+                "arcturn-inspect: {}: {hidden} more finding(s); run `arcturn-inspect check` for all of them",
+                crate::sanitize::inline(s.name())
+            );
+        }
+    }
+
+    /// After a command printed what it could: damaged lines before the last mean exit 2.
+    pub fn finish(&self, s: &Session<'_>) -> Result<Outcome> {
+        match s.damaged_lines() {
+            0 => Ok(Outcome::Success),
+            n => Err(Error::Damaged { path: s.name().to_string(), count: n }),
+        }
+    }
+}
+
+/// Run the parsed command line, writing data to `out`.
+pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
+    let ctx = Ctx::new(cli.global);
+    let outcome = match cli.command {
+        Command::Tree(a) => tree::run(&ctx, &a, out),
+        Command::Path(a) => path::run(&ctx, &a, out),
+        Command::Leaves(a) => leaves::run(&ctx, &a, out),
+        Command::Show(a) => show::run(&ctx, &a, out),
+        Command::Check(a) => check::run(&ctx, &a, out),
+    }?;
+    out.flush().map_err(|e| Error::Io { path: "<stdout>".into(), source: e })?;
+    Ok(outcome)
+}
+
+/// Map a write error on stdout to the error type (a closed pipe is handled by `main`).
+pub fn io_err(e: io::Error) -> Error {
+    Error::Io { path: "<stdout>".into(), source: e }
+}
+
+/// The common JSON fields of a per-file document.
+#[derive(serde::Serialize)]
+pub struct DocHead<'s> {
+    pub schema_version: u32,
+    pub file: &'s str,
+    pub format: Format,
+}
+
+impl<'s> DocHead<'s> {
+    pub fn of(s: &'s Session<'_>) -> DocHead<'s> {
+        DocHead { schema_version: 1, file: s.name(), format: s.format }
+    }
+}

@@ -1,0 +1,168 @@
+//! `tree FILE`: the whole tree. Human output keeps linear runs flat and indents only at
+//! branch points; the path to the latest entry is marked `•` and the latest entry `◀ latest`.
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use super::{io_err, Ctx, DocHead, Outcome};
+use crate::cli::TreeArgs;
+use crate::error::Result;
+use crate::model::{Id, Kind};
+use crate::render::{json, text};
+use crate::session::Session;
+use crate::tree::{Ix, RootReason};
+
+pub fn run(ctx: &Ctx, a: &TreeArgs, out: &mut dyn Write) -> Result<Outcome> {
+    let src = ctx.open(a.file.as_deref())?;
+    let s = ctx.load(&src)?;
+    if ctx.global.json {
+        json::write(out, &TreeDoc::of(&s), false).map_err(io_err)?;
+    } else if s.entries.is_empty() {
+        writeln!(out, "no entries").map_err(io_err)?;
+    } else {
+        human(ctx, &s, a.collapse, out).map_err(io_err)?;
+    }
+    ctx.finish(&s)
+}
+
+#[derive(Serialize)]
+struct TreeDoc<'s, 'a> {
+    #[serde(flatten)]
+    head: DocHead<'s>,
+    latest: Option<&'s Id<'a>>,
+    roots: Vec<&'s Id<'a>>,
+    nodes: Vec<Node<'s, 'a>>,
+}
+
+#[derive(Serialize)]
+struct Node<'s, 'a> {
+    id: &'s Id<'a>,
+    parent: Option<&'s Id<'a>>,
+    line: u32,
+    depth: u32,
+    kind: &'s str,
+    role: Option<&'s str>,
+    children: Vec<&'s Id<'a>>,
+}
+
+impl<'s, 'a> TreeDoc<'s, 'a> {
+    fn of(s: &'s Session<'a>) -> Self {
+        let id = |i: Ix| &s.entry(i).id;
+        TreeDoc {
+            head: DocHead::of(s),
+            latest: s.tree.latest().map(id),
+            roots: s.tree.roots().iter().map(|r| id(r.0)).collect(),
+            nodes: (0..s.entries.len() as Ix)
+                .map(|i| {
+                    let e = s.entry(i);
+                    Node {
+                        id: &e.id,
+                        parent: e.parent.as_ref(),
+                        line: e.line,
+                        depth: s.tree.depth(i),
+                        kind: &e.kind_name,
+                        role: e.role_name(),
+                        children: s.tree.children(i).iter().map(|&c| id(c)).collect(),
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
+/// One pending line of output: the node and the prefixes for its first and later lines.
+struct Frame {
+    node: Ix,
+    first: std::rc::Rc<str>,
+    rest: std::rc::Rc<str>,
+}
+
+fn human(ctx: &Ctx, s: &Session<'_>, collapse: Option<usize>, out: &mut dyn Write) -> std::io::Result<()> {
+    let p = &ctx.palette;
+    let latest = s.tree.latest();
+    let mut on_path = vec![false; s.entries.len()];
+    if let Some(l) = latest {
+        for i in s.tree.path(l) {
+            on_path[i as usize] = true;
+        }
+    }
+    let empty: std::rc::Rc<str> = "".into();
+    for (n, &(root, reason)) in s.tree.roots().iter().enumerate() {
+        if n > 0 {
+            let why = match reason {
+                RootReason::Root => "another root",
+                RootReason::Dangling => "parent not in file",
+                RootReason::SelfParent => "names itself as parent",
+                RootReason::Cycle => "cycle, cut here",
+            };
+            writeln!(out, "{}", p.dim(format!("── {why} ──")))?;
+        }
+        let mut stack = vec![Frame { node: root, first: empty.clone(), rest: empty.clone() }];
+        while let Some(f) = stack.pop() {
+            let i = f.node;
+            print_row(ctx, s, i, &f.first, on_path[i as usize], Some(i) == latest, out)?;
+            let kids = s.tree.children(i);
+            match kids.len() {
+                0 => {}
+                1 => {
+                    let mut next = kids[0];
+                    if let Some(limit) = collapse {
+                        let run = linear_run(s, next, latest);
+                        if run.len() > limit.max(2) {
+                            print_row(ctx, s, next, &f.rest, on_path[next as usize], false, out)?;
+                            let folded = run.len() - 2;
+                            writeln!(out, "{}{}", f.rest, p.dim(format!("┆ ... {folded} entries ...")))?;
+                            next = run[run.len() - 1];
+                        }
+                    }
+                    stack.push(Frame { node: next, first: f.rest.clone(), rest: f.rest.clone() });
+                }
+                k => {
+                    for (j, &c) in kids.iter().enumerate().rev() {
+                        let last = j + 1 == k;
+                        let first: std::rc::Rc<str> = format!("{}{}", f.rest, if last { "└─ " } else { "├─ " }).into();
+                        let rest: std::rc::Rc<str> = format!("{}{}", f.rest, if last { "   " } else { "│  " }).into();
+                        stack.push(Frame { node: c, first, rest });
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The single-child run starting at `start` that `--collapse` may fold: it stops before
+/// anything worth seeing (a branch point, a compaction, a label, the latest entry).
+fn linear_run(s: &Session<'_>, start: Ix, latest: Option<Ix>) -> Vec<Ix> {
+    let mut run = vec![start];
+    let mut at = start;
+    loop {
+        let e = s.entry(at);
+        let foldable = matches!(e.kind, Kind::Message | Kind::State) && Some(at) != latest;
+        let kids = s.tree.children(at);
+        if !foldable || kids.len() != 1 {
+            break;
+        }
+        at = kids[0];
+        run.push(at);
+    }
+    run
+}
+
+fn print_row(
+    ctx: &Ctx,
+    s: &Session<'_>,
+    i: Ix,
+    prefix: &str,
+    on_path: bool,
+    is_latest: bool,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let p = &ctx.palette;
+    let mark = if on_path { p.marker("•") } else { " ".to_string() };
+    let used = prefix.chars().count() + 2 + if is_latest { 9 } else { 0 };
+    let row = text::entry_row(s, i, p, ctx.width, used, !on_path && p.is_on());
+    let tail = if is_latest { format!(" {}", p.marker("◀ latest")) } else { String::new() };
+    writeln!(out, "{}{mark} {row}{tail}", p.dim(prefix))
+}

@@ -1,0 +1,283 @@
+//! The arcturn format (FORMATS.md section 1): a `session` header, then entries of kind
+//! `message`, `compaction`, `label` and `state` with string ids and `parentId`.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::de::{cow, num, present, text_of, Content, Float, IdDe, Num, Str, Ts};
+use super::{unknown, Decoder, Fail, LineResult, Record};
+use crate::finding::{Code, Finding};
+use crate::model::{Compaction, ContextEdit, Entry, Header, Kind, Message, Role, State, ToolResult, Usage};
+use crate::source::Line;
+
+pub const DECODER: Decoder = Decoder { decode, explain };
+
+fn explain<'a>(b: &'a [u8]) -> Option<String> {
+    super::explain_with::<RawLine<'a>>(b)
+}
+
+#[derive(Deserialize)]
+struct RawLine<'a> {
+    #[serde(borrow)]
+    kind: Option<Str<'a>>,
+    #[serde(borrow, rename = "type")]
+    ty: Option<Str<'a>>,
+    #[serde(borrow)]
+    id: Option<IdDe<'a>>,
+    #[serde(borrow, rename = "parentId", default, deserialize_with = "present")]
+    parent_id: Option<Option<IdDe<'a>>>,
+    #[serde(default)]
+    timestamp: Ts,
+    #[serde(borrow)]
+    message: Option<RawMessage<'a>>,
+    // compaction
+    #[serde(borrow)]
+    summary: Option<&'a RawValue>,
+    #[serde(borrow, rename = "upToId")]
+    up_to_id: Option<IdDe<'a>>,
+    #[serde(rename = "tokensBefore")]
+    tokens_before: Option<Num>,
+    #[serde(rename = "tokensAfter")]
+    tokens_after: Option<Num>,
+    #[serde(rename = "stripTailThinking")]
+    strip_tail_thinking: Option<bool>,
+    // label
+    #[serde(borrow)]
+    label: Option<&'a RawValue>,
+    // state
+    #[serde(borrow)]
+    todos: Option<&'a RawValue>,
+    #[serde(borrow)]
+    plan: Option<&'a RawValue>,
+    #[serde(borrow)]
+    model: Option<&'a RawValue>,
+    #[serde(borrow, rename = "contextEdit")]
+    context_edit: Option<RawContextEdit<'a>>,
+    // header
+    #[serde(borrow)]
+    title: Option<&'a RawValue>,
+    #[serde(borrow)]
+    cwd: Option<Str<'a>>,
+    version: Option<Num>,
+}
+
+#[derive(Deserialize)]
+struct RawMessage<'a> {
+    #[serde(borrow)]
+    role: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    content: Content<'a>,
+    #[serde(default)]
+    timestamp: Ts,
+    #[serde(borrow)]
+    provider: Option<Str<'a>>,
+    #[serde(borrow)]
+    model: Option<Str<'a>>,
+    usage: Option<RawUsage>,
+    #[serde(borrow, rename = "stopReason")]
+    stop_reason: Option<Str<'a>>,
+    #[serde(borrow, rename = "toolCallId")]
+    tool_call_id: Option<Str<'a>>,
+    #[serde(borrow, rename = "toolName")]
+    tool_name: Option<Str<'a>>,
+    #[serde(rename = "isError")]
+    is_error: Option<bool>,
+    #[serde(borrow)]
+    details: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct RawUsage {
+    input: Option<Num>,
+    output: Option<Num>,
+    #[serde(rename = "cacheRead")]
+    cache_read: Option<Num>,
+    #[serde(rename = "cacheWrite")]
+    cache_write: Option<Num>,
+    #[serde(rename = "totalTokens")]
+    total_tokens: Option<Num>,
+    cost: Option<RawCost>,
+}
+
+#[derive(Deserialize)]
+struct RawCost {
+    total: Option<Float>,
+}
+
+#[derive(Deserialize)]
+struct RawContextEdit<'a> {
+    #[serde(borrow, default)]
+    elided: Vec<Str<'a>>,
+    #[serde(borrow, rename = "withholdThinking")]
+    withhold_thinking: Option<Str<'a>>,
+}
+
+#[derive(Deserialize)]
+struct RawDetails<'a> {
+    offloaded: Option<bool>,
+    #[serde(borrow)]
+    path: Option<Str<'a>>,
+}
+
+fn decode<'a>(b: &'a [u8], line: &Line) -> LineResult<'a> {
+    let raw: RawLine<'a> = serde_json::from_slice(b).map_err(Fail::Json)?;
+    let n = line.number;
+    let mut notes = Vec::new();
+    let kind_name = raw.kind.as_ref().or(raw.ty.as_ref()).map(|k| k.0.clone());
+    if kind_name.as_deref() == Some("session") {
+        return Ok((
+            Record::Header(Header {
+                line: n,
+                span: line.span.clone(),
+                id: raw.id.map(|i| match i.0 {
+                    crate::model::Id::Str(s) => s,
+                    crate::model::Id::Int(v) => Cow::Owned(v.to_string()),
+                }),
+                title: text_of(raw.title),
+                cwd: cow(raw.cwd),
+                created: raw.timestamp.ms(),
+                version: num(raw.version),
+            }),
+            notes,
+        ));
+    }
+    let kind = match kind_name.as_deref() {
+        Some("message") => Kind::Message,
+        Some("compaction") => Kind::Compaction,
+        Some("label") => Kind::Label,
+        Some("state") => Kind::State,
+        _ => Kind::Unknown,
+    };
+    let Some(id) = raw.id else {
+        if let (Kind::Unknown, Some(k)) = (kind, &kind_name) {
+            notes.push(unknown(Code::UnknownKind, n, "kind", k));
+            return Ok((Record::Other, notes));
+        }
+        return Err(Fail::Finding(Finding::at(Code::MissingId, n, None, "the entry has no `id`")));
+    };
+    match (&kind_name, kind) {
+        (None, _) => notes.push(Finding::at(Code::MissingField, n, None, "the entry has no `kind`")),
+        (Some(k), Kind::Unknown) => notes.push(unknown(Code::UnknownKind, n, "kind", k)),
+        _ => {}
+    }
+    let parent = match raw.parent_id {
+        Some(p) => p.map(|p| p.0),
+        None => {
+            notes.push(
+                Finding::at(Code::MissingField, n, None, "the entry has no `parentId` (read as a root)")
+                    .with_id(id.0.to_owned_id()),
+            );
+            None
+        }
+    };
+    match raw.timestamp {
+        Ts::Bad => notes.push(Finding::new(Code::InvalidTimestamp, Some(n), "unparsable entry timestamp")),
+        Ts::Absent => notes.push(Finding::new(Code::InvalidTimestamp, Some(n), "entry without a timestamp")),
+        Ts::Ms(_) => {}
+    }
+    let message = match raw.message {
+        Some(m) => Some(message(m, n, &mut notes)),
+        None if kind == Kind::Message => {
+            notes.push(
+                Finding::at(Code::MissingField, n, None, "a message entry without `message`")
+                    .with_id(id.0.to_owned_id()),
+            );
+            None
+        }
+        None => None,
+    };
+    let compaction = (kind == Kind::Compaction).then(|| Compaction {
+        up_to: raw.up_to_id.map(|i| i.0),
+        tokens_before: num(raw.tokens_before),
+        tokens_after: num(raw.tokens_after),
+        strip_tail_thinking: raw.strip_tail_thinking.unwrap_or(false),
+        summary: text_of(raw.summary),
+    });
+    let state = (kind == Kind::State).then(|| State {
+        todos: raw.todos,
+        plan: raw.plan,
+        model: raw.model,
+        context_edit: raw.context_edit.map(|c| ContextEdit {
+            elided: c.elided.into_iter().map(|s| s.0).collect(),
+            withhold_thinking: cow(c.withhold_thinking),
+        }),
+    });
+    let entry = Entry {
+        line: n,
+        span: line.span.clone(),
+        kind,
+        kind_name: kind_name.unwrap_or(Cow::Borrowed("")),
+        id: id.0,
+        parent,
+        timestamp: raw.timestamp.ms(),
+        message,
+        compaction,
+        state,
+        label: text_of(raw.label),
+    };
+    Ok((Record::Entry(entry), notes))
+}
+
+fn message<'a>(m: RawMessage<'a>, n: u32, notes: &mut Vec<Finding>) -> Message<'a> {
+    let role_name = m.role.map(|r| r.0).unwrap_or(Cow::Borrowed(""));
+    let role = match role_name.as_ref() {
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        "toolResult" => Role::ToolResult,
+        "system" => Role::System,
+        "" => {
+            notes.push(Finding::at(Code::MissingField, n, None, "a message without `role`"));
+            Role::Other
+        }
+        other => {
+            notes.push(unknown(Code::UnknownRole, n, "role", other));
+            Role::Other
+        }
+    };
+    for t in &m.content.unknown_types {
+        notes.push(unknown(Code::UnknownBlock, n, "content block type", t));
+    }
+    if m.timestamp == Ts::Bad {
+        notes.push(Finding::new(Code::InvalidTimestamp, Some(n), "unparsable message timestamp"));
+    }
+    let mut tool_results = m.content.tool_results;
+    if role == Role::ToolResult {
+        let offloaded_path = m.details.and_then(|d| {
+            // Most details never mention offloading; only parse the ones that do.
+            if !d.get().contains("\"offloaded\"") {
+                return None;
+            }
+            let d: RawDetails = serde_json::from_str(d.get()).ok()?;
+            d.offloaded.unwrap_or(false).then(|| cow(d.path).unwrap_or(Cow::Borrowed("")))
+        });
+        tool_results.push(ToolResult {
+            call_id: cow(m.tool_call_id),
+            tool_name: cow(m.tool_name),
+            is_error: m.is_error.unwrap_or(false),
+            offloaded_path,
+            text: m.content.text.clone(),
+        });
+    }
+    Message {
+        role,
+        role_name,
+        timestamp: m.timestamp.ms(),
+        text: m.content.text,
+        blocks: m.content.blocks,
+        tool_calls: m.content.tool_calls,
+        tool_results,
+        provider: cow(m.provider),
+        model: cow(m.model),
+        usage: m.usage.map(|u| Usage {
+            input: num(u.input).unwrap_or(0),
+            output: num(u.output).unwrap_or(0),
+            cache_read: num(u.cache_read).unwrap_or(0),
+            cache_write: num(u.cache_write).unwrap_or(0),
+            total: num(u.total_tokens),
+            cost: u.cost.and_then(|c| c.total).and_then(|f| f.0),
+        }),
+        stop_reason: cow(m.stop_reason),
+    }
+}

@@ -1,0 +1,274 @@
+//! The crab format (FORMATS.md section 2): an optional `meta` line, `message` records with
+//! integer ids and `parent_id`, and `obs` observation records grouped by `run_id`.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+
+use super::de::{cow, num, present, Content, IdDe, Num, Str, StrOrNum, Ts};
+use super::{unknown, Decoder, Fail, LineResult, Record};
+use crate::finding::{Code, Finding};
+use crate::model::{Entry, Header, Kind, Message, Observation, Outcome, Role, Usage};
+use crate::source::Line;
+
+pub const DECODER: Decoder = Decoder { decode, explain };
+
+fn explain<'a>(b: &'a [u8]) -> Option<String> {
+    super::explain_with::<RawLine<'a>>(b)
+}
+
+/// Observation tags this tool understands; others are shown as events.
+pub const KNOWN_OBS: &[&str] = &["turn_start", "llm_call", "tool_call", "turn_end", "compaction"];
+
+#[derive(Deserialize)]
+struct RawLine<'a> {
+    #[serde(borrow)]
+    kind: Option<Str<'a>>,
+    #[serde(borrow)]
+    id: Option<IdDe<'a>>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    parent_id: Option<Option<IdDe<'a>>>,
+    #[serde(borrow)]
+    message: Option<RawMessage<'a>>,
+    // meta
+    format_version: Option<Num>,
+    #[serde(default)]
+    created: Ts,
+    // obs
+    #[serde(borrow)]
+    run_id: Option<StrOrNum<'a>>,
+    #[serde(default)]
+    ts: Ts,
+    #[serde(borrow)]
+    obs: Option<Str<'a>>,
+    #[serde(borrow)]
+    provider: Option<Str<'a>>,
+    #[serde(borrow)]
+    model: Option<Str<'a>>,
+    duration_ms: Option<Num>,
+    usage: Option<RawUsage>,
+    #[serde(borrow)]
+    outcome: Option<RawOutcome<'a>>,
+    #[serde(borrow)]
+    tool: Option<Str<'a>>,
+    call_seq: Option<Num>,
+    #[serde(borrow)]
+    args_digest: Option<Str<'a>>,
+    #[serde(borrow)]
+    result_digest: Option<Str<'a>>,
+    bytes_in: Option<Num>,
+    bytes_out: Option<Num>,
+    #[serde(borrow)]
+    stop_reason: Option<Str<'a>>,
+    interrupted: Option<bool>,
+    llm_calls: Option<Num>,
+    tool_calls: Option<Num>,
+    #[serde(borrow)]
+    strategy: Option<Str<'a>>,
+    tokens_before: Option<Num>,
+    tokens_after: Option<Num>,
+    #[serde(borrow)]
+    up_to_id: Option<IdDe<'a>>,
+    #[serde(borrow, default)]
+    shed: Vec<Str<'a>>,
+}
+
+#[derive(Deserialize)]
+struct RawMessage<'a> {
+    #[serde(borrow)]
+    role: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    content: Content<'a>,
+}
+
+#[derive(Deserialize)]
+struct RawUsage {
+    prompt: Option<Num>,
+    completion: Option<Num>,
+    cache_read: Option<Num>,
+    cache_write: Option<Num>,
+}
+
+/// `"Ok"`, `"Aborted"`, `{"Error": "text"}`, or anything else kept as text.
+struct RawOutcome<'a>(Outcome<'a>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for RawOutcome<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum O<'a> {
+            Tag(#[serde(borrow)] Str<'a>),
+            Error {
+                #[serde(borrow, rename = "Error")]
+                error: Str<'a>,
+            },
+            Other(serde_json::Value),
+        }
+        Ok(RawOutcome(match O::deserialize(d)? {
+            O::Tag(t) if t.0 == "Ok" => Outcome::Ok,
+            O::Tag(t) if t.0 == "Aborted" => Outcome::Aborted,
+            O::Tag(t) => Outcome::Other(t.0.into_owned()),
+            O::Error { error } => Outcome::Error(error.0),
+            O::Other(v) => Outcome::Other(v.to_string()),
+        }))
+    }
+}
+
+fn decode<'a>(b: &'a [u8], line: &Line) -> LineResult<'a> {
+    let raw: RawLine<'a> = serde_json::from_slice(b).map_err(Fail::Json)?;
+    let n = line.number;
+    let mut notes = Vec::new();
+    let kind_name = raw.kind.as_ref().map(|k| k.0.clone());
+    match kind_name.as_deref() {
+        Some("meta") => {
+            return Ok((
+                Record::Header(Header {
+                    line: n,
+                    span: line.span.clone(),
+                    created: raw.created.ms(),
+                    version: num(raw.format_version),
+                    ..Header::default()
+                }),
+                notes,
+            ))
+        }
+        Some("obs") => return Ok((Record::Observation(observation(raw, line, &mut notes)), notes)),
+        _ => {}
+    }
+    let kind = match kind_name.as_deref() {
+        Some("message") => Kind::Message,
+        _ => Kind::Unknown,
+    };
+    let Some(id) = raw.id else {
+        if let (Kind::Unknown, Some(k)) = (kind, &kind_name) {
+            notes.push(unknown(Code::UnknownKind, n, "kind", k));
+            return Ok((Record::Other, notes));
+        }
+        return Err(Fail::Finding(Finding::at(Code::MissingId, n, None, "the record has no `id`")));
+    };
+    match (&kind_name, kind) {
+        (None, _) => notes.push(Finding::at(Code::MissingField, n, None, "the record has no `kind`")),
+        (Some(k), Kind::Unknown) => notes.push(unknown(Code::UnknownKind, n, "kind", k)),
+        _ => {}
+    }
+    let parent = match raw.parent_id {
+        Some(p) => p.map(|p| p.0),
+        None => {
+            notes.push(
+                Finding::at(Code::MissingField, n, None, "the message has no `parent_id` (read as a root)")
+                    .with_id(id.0.to_owned_id()),
+            );
+            None
+        }
+    };
+    let message = match raw.message {
+        Some(m) => Some(message(m, n, &mut notes)),
+        None if kind == Kind::Message => {
+            notes.push(
+                Finding::at(Code::MissingField, n, None, "a message record without `message`")
+                    .with_id(id.0.to_owned_id()),
+            );
+            None
+        }
+        None => None,
+    };
+    let entry = Entry {
+        line: n,
+        span: line.span.clone(),
+        kind,
+        kind_name: kind_name.unwrap_or(Cow::Borrowed("")),
+        id: id.0,
+        parent,
+        timestamp: None,
+        message,
+        compaction: None,
+        state: None,
+        label: None,
+    };
+    Ok((Record::Entry(entry), notes))
+}
+
+fn message<'a>(m: RawMessage<'a>, n: u32, notes: &mut Vec<Finding>) -> Message<'a> {
+    let role_name = m.role.map(|r| r.0).unwrap_or(Cow::Borrowed(""));
+    let c = m.content;
+    // crab carries tool results in user messages; such a message is not something the user said.
+    let only_results = c.blocks.tool_result > 0 && c.blocks.text == 0 && c.blocks.image == 0;
+    let role = match role_name.as_ref() {
+        "user" if only_results => Role::ToolResult,
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        "system" => Role::System,
+        "" => {
+            notes.push(Finding::at(Code::MissingField, n, None, "a message without `role`"));
+            Role::Other
+        }
+        other => {
+            notes.push(unknown(Code::UnknownRole, n, "role", other));
+            Role::Other
+        }
+    };
+    for t in &c.unknown_types {
+        notes.push(unknown(Code::UnknownBlock, n, "content block type", t));
+    }
+    let text = c.text.or_else(|| c.tool_results.iter().find_map(|r| r.text.clone()));
+    Message {
+        role,
+        role_name,
+        timestamp: None,
+        text,
+        blocks: c.blocks,
+        tool_calls: c.tool_calls,
+        tool_results: c.tool_results,
+        provider: None,
+        model: None,
+        usage: None,
+        stop_reason: None,
+    }
+}
+
+fn observation<'a>(raw: RawLine<'a>, line: &Line, notes: &mut Vec<Finding>) -> Observation<'a> {
+    let n = line.number;
+    let tag = raw.obs.map(|t| t.0).unwrap_or(Cow::Borrowed(""));
+    if tag.is_empty() {
+        notes.push(Finding::at(Code::MissingField, n, None, "an observation without an `obs` tag"));
+    } else if !KNOWN_OBS.contains(&tag.as_ref()) {
+        notes.push(unknown(Code::UnknownObs, n, "observation", &tag));
+    }
+    if raw.ts == Ts::Bad {
+        notes.push(Finding::new(Code::InvalidTimestamp, Some(n), "unparsable observation `ts`"));
+    }
+    Observation {
+        line: n,
+        span: line.span.clone(),
+        run_id: raw.run_id.map(|r| r.0),
+        ts: raw.ts.ms(),
+        tag,
+        provider: cow(raw.provider),
+        model: cow(raw.model),
+        duration_ms: num(raw.duration_ms),
+        usage: raw.usage.map(|u| Usage {
+            input: num(u.prompt).unwrap_or(0),
+            output: num(u.completion).unwrap_or(0),
+            cache_read: num(u.cache_read).unwrap_or(0),
+            cache_write: num(u.cache_write).unwrap_or(0),
+            total: None,
+            cost: None,
+        }),
+        outcome: raw.outcome.map(|o| o.0),
+        tool: cow(raw.tool),
+        call_seq: num(raw.call_seq),
+        args_digest: cow(raw.args_digest),
+        result_digest: cow(raw.result_digest),
+        bytes_in: num(raw.bytes_in),
+        bytes_out: num(raw.bytes_out),
+        stop_reason: cow(raw.stop_reason),
+        interrupted: raw.interrupted,
+        llm_calls: num(raw.llm_calls),
+        tool_calls: num(raw.tool_calls),
+        strategy: cow(raw.strategy),
+        tokens_before: num(raw.tokens_before),
+        tokens_after: num(raw.tokens_after),
+        up_to_id: raw.up_to_id.map(|i| i.0),
+        shed: raw.shed.into_iter().map(|s| s.0).collect(),
+    }
+}

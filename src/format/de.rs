@@ -1,0 +1,429 @@
+//! Serde building blocks shared by the format decoders: strings that borrow when they can,
+//! typed ids, lenient numbers and timestamps, and the content-block walker. Everything here
+//! skips payloads (text, arguments, tool output) without unescaping them.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::model::{Blocks, Id, Text, ToolCall, ToolResult};
+
+/// A string that borrows from the line unless it had escapes.
+#[derive(Debug, Clone)]
+pub struct Str<'a>(pub Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Str<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Str(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Str(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Str(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+pub fn cow<'a>(s: Option<Str<'a>>) -> Option<Cow<'a, str>> {
+    s.map(|s| s.0)
+}
+
+/// A string, or a number kept as its text (crab `run_id` is a string, but be kind).
+#[derive(Debug, Clone)]
+pub struct StrOrNum<'a>(pub Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for StrOrNum<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = StrOrNum<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string or a number")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(StrOrNum(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(StrOrNum(Cow::Owned(v.to_string())))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(StrOrNum(Cow::Owned(v.to_string())))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                Ok(StrOrNum(Cow::Owned(v.to_string())))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                Ok(StrOrNum(Cow::Owned(v.to_string())))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// An entry id: a non-negative integer that fits u64, or a string.
+#[derive(Debug, Clone)]
+pub struct IdDe<'a>(pub Id<'a>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for IdDe<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = IdDe<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an id (a string, or an integer from 0 to 2^64-1)")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(IdDe(Id::Int(v)))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                Err(E::custom(format_args!("id {v} is negative")))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                Err(E::custom(format_args!("id {v} is not an integer that fits in 64 bits")))
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(IdDe(Id::Str(Cow::Borrowed(v))))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(IdDe(Id::Str(Cow::Owned(v.to_string()))))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `#[serde(deserialize_with)]` helper telling "absent" (outer `None`) from `null`
+/// (`Some(None)`).
+pub fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+/// A count that tolerates floats (`12.0`) and `null`; negative or non-numeric is an error.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Num(pub Option<u64>);
+
+impl<'de> Deserialize<'de> for Num {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Num;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a non-negative number")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Num, E> {
+                Ok(Num(Some(v)))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Num, E> {
+                u64::try_from(v).map(|v| Num(Some(v))).map_err(|_| E::custom(format_args!("{v} is negative")))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Num, E> {
+                if v >= 0.0 && v.is_finite() {
+                    Ok(Num(Some(v as u64)))
+                } else {
+                    Err(E::custom(format_args!("{v} is not a count")))
+                }
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Num, E> {
+                Ok(Num(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+pub fn num(n: Option<Num>) -> Option<u64> {
+    n.and_then(|n| n.0)
+}
+
+/// A number that may be fractional (costs), tolerating `null`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Float(pub Option<f64>);
+
+impl<'de> Deserialize<'de> for Float {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Option::<f64>::deserialize(d).map(Float)
+    }
+}
+
+/// A timestamp in any form files use: epoch ms as a number, `"<n>ms"`, or ISO 8601. Never
+/// fails: an unusable value is `Bad`, reported as a warning by the caller.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub enum Ts {
+    #[default]
+    Absent,
+    Ms(i64),
+    Bad,
+}
+
+impl Ts {
+    pub fn ms(self) -> Option<i64> {
+        match self {
+            Ts::Ms(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Ts {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Ts;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a timestamp")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Ts, E> {
+                Ok(i64::try_from(v).map(Ts::Ms).unwrap_or(Ts::Bad))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Ts, E> {
+                Ok(Ts::Ms(v))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Ts, E> {
+                Ok(if v.is_finite() && v.abs() < 9.0e15 { Ts::Ms(v as i64) } else { Ts::Bad })
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Ts, E> {
+                Ok(crate::time::parse_text(v).map(Ts::Ms).unwrap_or(Ts::Bad))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Ts, E> {
+                Ok(Ts::Absent)
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Ts, E> {
+                Ok(Ts::Bad)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Ts, A::Error> {
+                while a.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Ts::Bad)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Ts, A::Error> {
+                while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Ts::Bad)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Text from a raw JSON value: string literals stay raw; other values keep their JSON text.
+pub fn text_of(raw: Option<&RawValue>) -> Option<Text<'_>> {
+    let s = raw?.get();
+    if s.starts_with('"') {
+        Some(Text::Json(s))
+    } else if s == "null" {
+        None
+    } else {
+        Some(Text::Plain(Cow::Borrowed(s)))
+    }
+}
+
+/// Message content in either format: a plain string, or an array of blocks. Block payloads
+/// are kept raw; only what indexing and previews need is pulled out.
+#[derive(Debug, Default)]
+pub struct Content<'a> {
+    pub text: Option<Text<'a>>,
+    pub blocks: Blocks,
+    pub tool_calls: Vec<ToolCall<'a>>,
+    pub tool_results: Vec<ToolResult<'a>>,
+    pub unknown_types: Vec<Cow<'a, str>>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Content<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string or an array of content blocks")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Content { text: Some(Text::Plain(Cow::Borrowed(v))), ..Content::default() })
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Content { text: Some(Text::Plain(Cow::Owned(v.to_string()))), ..Content::default() })
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Content::default())
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+                let mut c = Content::default();
+                while let Some(b) = a.next_element::<Block<'de>>()? {
+                    c.add(b);
+                }
+                Ok(c)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'a> Content<'a> {
+    fn add(&mut self, b: Block<'a>) {
+        let Block::Object(b) = b else {
+            self.blocks.unknown += 1;
+            return;
+        };
+        let ty = b.ty.as_ref().map(|t| t.0.as_ref()).unwrap_or("");
+        match ty {
+            "text" => {
+                self.blocks.text += 1;
+                if self.text.is_none() {
+                    self.text = text_of(b.text);
+                }
+            }
+            "thinking" | "redacted_thinking" => self.blocks.thinking += 1,
+            "image" => self.blocks.image += 1,
+            "toolCall" | "tool_use" => {
+                self.blocks.tool_call += 1;
+                self.tool_calls.push(ToolCall { id: cow(b.id), name: cow(b.name), arguments: b.arguments.or(b.input) });
+            }
+            "tool_result" => {
+                self.blocks.tool_result += 1;
+                self.tool_results.push(ToolResult {
+                    call_id: cow(b.tool_use_id),
+                    tool_name: None,
+                    is_error: b.is_error.unwrap_or(false),
+                    offloaded_path: None,
+                    text: b.content.and_then(first_text),
+                });
+            }
+            "compaction" => self.blocks.server_compaction += 1,
+            "serverTool" => self.blocks.server_tool += 1,
+            _ => {
+                self.blocks.unknown += 1;
+                if let Some(t) = b.ty {
+                    if !self.unknown_types.contains(&t.0) {
+                        self.unknown_types.push(t.0);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The first text of a tool result's content: a string, or the first `text` block.
+pub fn first_text(raw: &RawValue) -> Option<Text<'_>> {
+    let s = raw.get();
+    if s.starts_with('[') {
+        #[derive(Deserialize)]
+        struct T<'a> {
+            #[serde(borrow)]
+            text: Option<&'a RawValue>,
+        }
+        let blocks: Vec<Option<T>> = serde_json::from_str(s).ok()?;
+        blocks.into_iter().flatten().find_map(|t| text_of(t.text))
+    } else {
+        text_of(Some(raw))
+    }
+}
+
+/// A content block: an object we look into, or anything else (counted as unknown).
+enum Block<'a> {
+    Object(RawBlock<'a>),
+    Other,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Block<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Block<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a content block")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<Self::Value, A::Error> {
+                RawBlock::deserialize(de::value::MapAccessDeserializer::new(a)).map(Block::Object)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+                while a.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Block::Other)
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(Block::Other)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Block::Other)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Block::Other)
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Block::Other)
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Block::Other)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Block::Other)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The fields of a content block that either format uses; the rest is skipped.
+#[derive(Deserialize)]
+struct RawBlock<'a> {
+    #[serde(borrow, rename = "type")]
+    ty: Option<Str<'a>>,
+    #[serde(borrow)]
+    text: Option<&'a RawValue>,
+    #[serde(borrow)]
+    id: Option<Str<'a>>,
+    #[serde(borrow)]
+    name: Option<Str<'a>>,
+    #[serde(borrow)]
+    arguments: Option<&'a RawValue>,
+    #[serde(borrow)]
+    input: Option<&'a RawValue>,
+    #[serde(borrow)]
+    tool_use_id: Option<Str<'a>>,
+    #[serde(borrow)]
+    content: Option<&'a RawValue>,
+    is_error: Option<bool>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_collects_calls_and_text() {
+        let c: Content = serde_json::from_str(
+            r#"[{"type":"thinking","thinking":"hm"},{"type":"text","text":"hi\n"},
+               {"type":"toolCall","id":"c1","name":"read","arguments":{"path":"a"}},
+               {"type":"weird"},"junk"]"#,
+        )
+        .unwrap();
+        assert_eq!(c.blocks.thinking, 1);
+        assert_eq!(c.text.unwrap().decode(), "hi\n");
+        assert_eq!(c.tool_calls[0].name.as_deref(), Some("read"));
+        assert_eq!(c.unknown_types, vec!["weird"]);
+        assert_eq!(c.blocks.unknown, 2);
+    }
+
+    #[test]
+    fn ids_and_timestamps() {
+        assert!(matches!(serde_json::from_str::<IdDe>("3").unwrap().0, Id::Int(3)));
+        assert!(serde_json::from_str::<IdDe>("3.5").is_err());
+        assert!(serde_json::from_str::<IdDe>("-1").is_err());
+        assert!(serde_json::from_str::<IdDe>("18446744073709551616").is_err());
+        assert_eq!(serde_json::from_str::<Ts>("\"5ms\"").unwrap(), Ts::Ms(5));
+        assert_eq!(serde_json::from_str::<Ts>("{}").unwrap(), Ts::Bad);
+    }
+}

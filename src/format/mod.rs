@@ -1,0 +1,482 @@
+//! Lines to records: format detection, then a parallel decode of every line into the
+//! normalized [`model`](crate::model) records, with damage turned into findings.
+//!
+//! One module per format does the per-line work; this module owns what is common: line
+//! preflight (blank, UTF-8, lone surrogates), error classification with precise columns,
+//! the torn-tail rule, and keeping input order. Nothing after this layer knows which format
+//! a file was.
+
+pub mod arcturn;
+pub mod crab;
+pub mod de;
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use rayon::prelude::*;
+use serde::de::IgnoredAny;
+
+use crate::error::{Error, Result};
+use crate::finding::{Code, Finding};
+use crate::model::{Entry, Format, Header, Observation};
+use crate::source::{count_lines, Line, Source};
+
+/// Below this size a file is decoded on one thread: splitting costs more than it saves.
+const PARALLEL_MIN_BYTES: usize = 4 << 20;
+/// Chunks per thread, so a few huge lines do not leave a thread idle.
+const CHUNKS_PER_THREAD: usize = 16;
+/// How many first lines detection looks at.
+const DETECT_LINES: usize = 50;
+
+/// What one line decoded to.
+pub enum Record<'a> {
+    Header(Header<'a>),
+    Entry(Entry<'a>),
+    Observation(Observation<'a>),
+    /// A record that is not a tree node (an unknown kind without an id): counted, shown by
+    /// `show`/`query`, never silently dropped.
+    Other,
+}
+
+/// Why a line could not be decoded.
+pub enum Fail {
+    /// The JSON parser refused the line (syntax, or a field of the wrong type).
+    Json(serde_json::Error),
+    /// The line is JSON but not a usable record (no id, say).
+    Finding(Finding),
+}
+
+/// A decoded line and the notes made about it, or why it failed.
+pub type LineResult<'a> = std::result::Result<(Record<'a>, Vec<Finding>), Fail>;
+
+/// A format's per-line decoder.
+pub struct Decoder {
+    pub decode: for<'a> fn(&'a [u8], &Line) -> LineResult<'a>,
+    /// Re-parse a line that failed, naming the field at fault.
+    pub explain: fn(&[u8]) -> Option<String>,
+}
+
+fn decoder(format: Format) -> Decoder {
+    match format {
+        Format::Arcturn => arcturn::DECODER,
+        Format::Crab => crab::DECODER,
+    }
+}
+
+/// Everything decoded from one file, in file order.
+pub struct Decoded<'a> {
+    pub format: Format,
+    pub header: Option<Header<'a>>,
+    pub entries: Vec<Entry<'a>>,
+    pub observations: Vec<Observation<'a>>,
+    /// Records that are neither entries, observations nor the header.
+    pub others: u32,
+    /// Lines in the file, blank ones included.
+    pub lines: u32,
+    pub blank_lines: u32,
+    pub findings: Vec<Finding>,
+}
+
+/// Decode a whole source. `forced` skips detection.
+pub fn decode(source: &Source, forced: Option<Format>) -> Result<Decoded<'_>> {
+    let format = match forced {
+        Some(f) => f,
+        None => detect(source)?,
+    };
+    let dec = decoder(format);
+    let bytes = source.bytes();
+    let body = source.body();
+    let threads = rayon::current_num_threads();
+    let chunks = if body.len() < PARALLEL_MIN_BYTES || threads < 2 {
+        vec![body]
+    } else {
+        source.chunks(threads * CHUNKS_PER_THREAD)
+    };
+    // Number lines first so every record carries its final line number.
+    let counts: Vec<u32> = chunks.par_iter().map(|c| count_lines(&bytes[c.clone()])).collect();
+    let mut firsts = Vec::with_capacity(chunks.len());
+    let mut next = 1u32;
+    for n in &counts {
+        firsts.push(next);
+        next += n;
+    }
+    let total_lines = next - 1;
+    let outs: Vec<Vec<LineOut>> = chunks
+        .into_par_iter()
+        .zip(firsts)
+        .map(|(chunk, first)| source.lines_in(chunk, first).map(|l| decode_one(bytes, &l, &dec)).collect())
+        .collect();
+    Ok(assemble(source, format, outs.into_iter().flatten(), total_lines))
+}
+
+/// The per-line result before assembly.
+struct LineOut<'a> {
+    line: u32,
+    terminated: bool,
+    blank: bool,
+    record: Option<Record<'a>>,
+    findings: Vec<Finding>,
+}
+
+fn decode_one<'a>(bytes: &'a [u8], line: &Line, dec: &Decoder) -> LineOut<'a> {
+    let mut out =
+        LineOut { line: line.number, terminated: line.terminated, blank: false, record: None, findings: vec![] };
+    let mut b = &bytes[line.span.clone()];
+    if b.iter().all(|c| matches!(c, b' ' | b'\t' | b'\r')) {
+        out.blank = true;
+        return out;
+    }
+    if simdutf8::basic::from_utf8(b).is_err() {
+        let at = simdutf8::compat::from_utf8(b).err().map(|e| e.valid_up_to()).unwrap_or(0);
+        out.findings.push(Finding::at(
+            Code::InvalidUtf8,
+            line.number,
+            Some(at as u32 + 1),
+            format!("invalid UTF-8 at byte {} of the line", at + 1),
+        ));
+        return out;
+    }
+    if let Some(repaired) = repair_lone_surrogates(b) {
+        out.findings.push(Finding::at(
+            Code::LoneSurrogate,
+            line.number,
+            None,
+            "lone surrogate escape (a string cut mid-emoji) repaired to U+FFFD",
+        ));
+        // Entries borrow from the line they came from. A repaired line is a fresh buffer
+        // that has to live as long as the source; lines that need repair are rare and
+        // small, so giving them the program's lifetime is the simplest correct owner.
+        b = Box::leak(repaired.into_boxed_slice());
+    }
+    match (dec.decode)(b, line) {
+        Ok((record, findings)) => {
+            out.record = Some(record);
+            out.findings.extend(findings);
+        }
+        Err(Fail::Finding(f)) => out.findings.push(f),
+        Err(Fail::Json(e)) => out.findings.push(classify(b, line.number, &e, dec)),
+    }
+    out
+}
+
+/// Turn a parser error into a finding with the most useful code, column and message.
+fn classify(b: &[u8], line: u32, err: &serde_json::Error, dec: &Decoder) -> Finding {
+    if let Err(syntax) = serde_json::from_slice::<IgnoredAny>(b) {
+        return Finding::at(Code::CorruptLine, line, Some(syntax.column() as u32), clean(&syntax));
+    }
+    let first = b.iter().find(|c| !c.is_ascii_whitespace()).copied().unwrap_or(b' ');
+    if first != b'{' {
+        let what = match first {
+            b'[' => "an array",
+            b'"' => "a string",
+            b'n' => "null",
+            b't' | b'f' => "a boolean",
+            _ => "a number",
+        };
+        return Finding::at(Code::NotAnObject, line, Some(1), format!("the line is {what}, not a JSON object"));
+    }
+    let message = (dec.explain)(b).unwrap_or_else(|| clean(err));
+    let code = if message.contains("duplicate field") {
+        Code::DuplicateKey
+    } else if message.starts_with("id:") || message.starts_with("id ") {
+        Code::InvalidId
+    } else {
+        Code::InvalidField
+    };
+    Finding::at(code, line, Some(err.column() as u32), message)
+}
+
+/// serde_json appends " at line 1 column 57"; the finding carries the position itself.
+pub fn clean(e: &serde_json::Error) -> String {
+    let s = e.to_string();
+    match s.rfind(" at line ") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
+/// Explain a failed line with the path of the field at fault, for any decoder's raw type.
+pub fn explain_with<'a, T: serde::Deserialize<'a>>(b: &'a [u8]) -> Option<String> {
+    let mut de = serde_json::Deserializer::from_slice(b);
+    match serde_path_to_error::deserialize::<_, T>(&mut de) {
+        Ok(_) => None,
+        Err(e) => {
+            let path = e.path().to_string();
+            let inner = clean(e.inner());
+            Some(if path == "." { inner } else { format!("{path}: {inner}") })
+        }
+    }
+}
+
+/// Find `\uD800`-`\uDFFF` escapes that are not part of a valid pair and return a copy of
+/// the line with each replaced by `\uFFFD` (same length, so columns stay true).
+pub fn repair_lone_surrogates(b: &[u8]) -> Option<Vec<u8>> {
+    let mut fixed: Option<Vec<u8>> = None;
+    let mut skip_until = 0;
+    for at in memchr::memmem::find_iter(b, b"\\u") {
+        if at < skip_until || !is_escape_start(b, at) {
+            continue;
+        }
+        let Some(v) = hex_at(b, at + 2) else { continue };
+        let lone = match v {
+            0xD800..=0xDBFF => {
+                let paired =
+                    b.get(at + 6..at + 8) == Some(b"\\u") && matches!(hex_at(b, at + 8), Some(0xDC00..=0xDFFF));
+                if paired {
+                    skip_until = at + 12;
+                }
+                !paired
+            }
+            0xDC00..=0xDFFF => true,
+            _ => false,
+        };
+        if lone {
+            let buf = fixed.get_or_insert_with(|| b.to_vec());
+            buf[at..at + 6].copy_from_slice(b"\\ufffd");
+        }
+    }
+    fixed
+}
+
+/// A backslash starts an escape only when an even number of backslashes precede it.
+fn is_escape_start(b: &[u8], at: usize) -> bool {
+    b[..at].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 0
+}
+
+fn hex_at(b: &[u8], at: usize) -> Option<u32> {
+    let h = b.get(at..at + 4)?;
+    let s = std::str::from_utf8(h).ok()?;
+    u32::from_str_radix(s, 16).ok().filter(|_| h.iter().all(u8::is_ascii_hexdigit))
+}
+
+/// Put per-line results together in file order, apply the torn-tail rule, and fold
+/// repeated warnings into one finding per kind of problem.
+fn assemble<'a>(
+    source: &Source,
+    format: Format,
+    outs: impl Iterator<Item = LineOut<'a>>,
+    total_lines: u32,
+) -> Decoded<'a> {
+    let mut d = Decoded {
+        format,
+        header: None,
+        entries: Vec::new(),
+        observations: Vec::new(),
+        others: 0,
+        lines: total_lines,
+        blank_lines: 0,
+        findings: Vec::new(),
+    };
+    let mut folded: BTreeMap<(Code, String), (u32, Vec<u32>)> = BTreeMap::new();
+    let mut last_content: Option<(u32, bool, usize)> = None; // line, terminated, findings len before it
+    let mut first_content_line = None;
+    for out in outs {
+        if out.blank {
+            d.blank_lines += 1;
+            continue;
+        }
+        first_content_line.get_or_insert(out.line);
+        last_content = Some((out.line, out.terminated, d.findings.len()));
+        for f in out.findings {
+            if matches!(
+                f.code,
+                Code::UnknownKind
+                    | Code::UnknownRole
+                    | Code::UnknownBlock
+                    | Code::UnknownObs
+                    | Code::InvalidTimestamp
+                    | Code::LoneSurrogate
+            ) {
+                let e = folded.entry((f.code, f.message)).or_insert((0, Vec::new()));
+                e.0 += 1;
+                if e.1.len() < 10 {
+                    e.1.extend(f.line);
+                }
+            } else {
+                d.findings.push(f);
+            }
+        }
+        match out.record {
+            Some(Record::Header(h)) => {
+                if d.header.is_some() || Some(out.line) != first_content_line {
+                    d.findings.push(Finding::new(
+                        Code::MisplacedHeader,
+                        Some(out.line),
+                        if d.header.is_some() {
+                            "a second session header; the first one is used"
+                        } else {
+                            "the session header is not on the first line"
+                        },
+                    ));
+                }
+                if d.header.is_none() {
+                    d.header = Some(h);
+                }
+            }
+            Some(Record::Entry(e)) => d.entries.push(e),
+            Some(Record::Observation(o)) => d.observations.push(o),
+            Some(Record::Other) => d.others += 1,
+            None => {}
+        }
+    }
+    // The torn-tail rule: an unparsable last line is a crash mid-append, not corruption.
+    if let Some((line, terminated, from)) = last_content {
+        for f in &mut d.findings[from..] {
+            if f.line == Some(line) && matches!(f.code, Code::CorruptLine | Code::InvalidUtf8) {
+                let bytes = last_line_len(source);
+                f.code = if terminated { Code::CorruptLastLine } else { Code::TornLastLine };
+                f.severity = f.code.severity();
+                f.message = if terminated {
+                    format!("the last line is complete but unparsable ({}); dropped", f.message)
+                } else {
+                    format!("torn last line ({bytes} bytes, no newline: a crash mid-write?) dropped: {}", f.message)
+                };
+            }
+        }
+    }
+    if source.nul_tail > 0 {
+        d.findings.push(Finding::new(
+            Code::TornLastLine,
+            Some(total_lines.max(1)),
+            format!("{} NUL bytes at the end of the file (a torn write) ignored", source.nul_tail),
+        ));
+    }
+    if source.bom {
+        d.findings.push(Finding::at(
+            Code::ByteOrderMark,
+            1,
+            Some(1),
+            "UTF-8 byte order mark at the start of the file ignored",
+        ));
+    }
+    if d.blank_lines > 0 {
+        d.findings.push(Finding::new(Code::BlankLines, None, format!("{} blank line(s) skipped", d.blank_lines)));
+    }
+    for ((code, message), (count, lines)) in folded {
+        let first = lines.first().copied();
+        let message = if count > 1 {
+            let list: Vec<String> = lines.iter().map(u32::to_string).collect();
+            let more = if count as usize > lines.len() { ", ..." } else { "" };
+            format!("{message} ({count} lines: {}{more})", list.join(", "))
+        } else {
+            message
+        };
+        d.findings.push(Finding::new(code, first, message));
+    }
+    d.findings.sort_by_key(|f| (f.line.unwrap_or(0), f.code));
+    d
+}
+
+fn last_line_len(source: &Source) -> usize {
+    let b = &source.bytes()[source.body()];
+    let b = b.strip_suffix(b"\n").unwrap_or(b);
+    match memchr::memrchr(b'\n', b) {
+        Some(i) => b.len() - i - 1,
+        None => b.len(),
+    }
+}
+
+/// Tell arcturn from crab by the first lines (FORMATS.md section 3).
+pub fn detect(source: &Source) -> Result<Format> {
+    let bytes = source.bytes();
+    let mut seen: Vec<String> = Vec::new();
+    for line in source.lines().take(DETECT_LINES * 4) {
+        let b = &bytes[line.span.clone()];
+        if b.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        if seen.len() < 2 {
+            seen.push(excerpt(b));
+        }
+        if let Some(f) = sniff(b) {
+            return Ok(f);
+        }
+        if seen.len() >= DETECT_LINES {
+            break;
+        }
+    }
+    if seen.is_empty() {
+        // Empty input: nothing to tell apart; commands report "no entries".
+        return Ok(Format::Arcturn);
+    }
+    Err(Error::at(
+        &source.name,
+        1,
+        None,
+        format!(
+            "not an arcturn or crab session: the first lines look like {}; expected a header such as {{\"kind\":\"session\",...}} or {{\"kind\":\"meta\",...}}, or entries with parentId / parent_id (use --input-format to force one)",
+            seen.join(" then ")
+        ),
+    ))
+}
+
+fn sniff(b: &[u8]) -> Option<Format> {
+    #[derive(serde::Deserialize)]
+    struct Probe<'a> {
+        #[serde(borrow)]
+        kind: Option<de::Str<'a>>,
+        #[serde(borrow, rename = "type")]
+        ty: Option<de::Str<'a>>,
+        #[serde(rename = "parentId")]
+        parent_camel: Option<IgnoredAny>,
+        parent_id: Option<IgnoredAny>,
+        id: Option<serde_json::Value>,
+        run_id: Option<IgnoredAny>,
+    }
+    let p: Probe = serde_json::from_slice(b).ok()?;
+    let kind = p.kind.as_ref().or(p.ty.as_ref()).map(|k| k.0.as_ref());
+    match kind {
+        Some("meta" | "obs") => return Some(Format::Crab),
+        Some("session") => return Some(Format::Arcturn),
+        _ => {}
+    }
+    if p.parent_camel.is_some() {
+        return Some(Format::Arcturn);
+    }
+    if p.parent_id.is_some() || p.run_id.is_some() || p.id.as_ref().is_some_and(|v| v.is_u64()) {
+        return Some(Format::Crab);
+    }
+    None
+}
+
+/// A short, printable look at a line for error messages.
+fn excerpt(b: &[u8]) -> String {
+    let s = String::from_utf8_lossy(&b[..b.len().min(120)]);
+    let mut s: String = s.chars().take(60).collect();
+    if b.len() > 60 {
+        s.push_str("...");
+    }
+    format!("`{s}`")
+}
+
+/// Range helper for the decoders.
+pub fn span_of(line: &Line) -> Range<usize> {
+    line.span.clone()
+}
+
+/// Shared by both decoders: a note about a kind-like name this tool does not know.
+pub fn unknown(code: Code, line: u32, what: &str, name: &str) -> Finding {
+    Finding::new(code, Some(line), format!("unknown {what} `{name}` (kept and shown as is)"))
+}
+
+/// Shared by both decoders.
+pub fn cow_str<'a>(s: &Option<de::Str<'a>>) -> Option<Cow<'a, str>> {
+    s.as_ref().map(|s| s.0.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repairs_only_lone_surrogates() {
+        assert_eq!(repair_lone_surrogates(br#"{"a":"\ud83d\ude00"}"#), None);
+        assert_eq!(repair_lone_surrogates(br#"{"a":"\\ud83d"}"#), None);
+        assert_eq!(repair_lone_surrogates(br#"{"a":"x\ud83d"}"#).unwrap(), br#"{"a":"x\ufffd"}"#.to_vec());
+        assert_eq!(
+            repair_lone_surrogates(br#"{"a":"\udc00\ud83d\ud83d\ude00"}"#).unwrap(),
+            br#"{"a":"\ufffd\ufffd\ud83d\ude00"}"#.to_vec()
+        );
+    }
+}

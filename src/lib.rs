@@ -1,0 +1,27 @@
+//! arcturn-inspect: an offline, read-only inspector for coding-agent session files.
+//!
+//! Data flows one way, and no layer imports a higher one:
+//!
+//! 1. [`source`]: a path or stdin becomes bytes (memory-mapped or read) and line spans;
+//! 2. [`format`]: each line is decoded, in parallel, into normalized [`model`] records;
+//! 3. [`tree`]: ids and parents become an index (roots, children, leaves, paths);
+//! 4. views ([`check`], ...) compute plain data from a [`session::Session`];
+//! 5. [`render`] turns views into text for people or JSON for scripts; [`cmd`] wires it up.
+
+#![forbid(unsafe_op_in_unsafe_fn)]
+
+pub mod check;
+pub mod cli;
+pub mod cmd;
+pub mod discover;
+pub mod error;
+pub mod finding;
+pub mod format;
+pub mod model;
+pub mod preview;
+pub mod render;
+pub mod sanitize;
+pub mod session;
+pub mod source;
+pub mod time;
+pub mod tree;

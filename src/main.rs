@@ -1,0 +1,30 @@
+//! The binary: parse arguments, run, map the result to an exit status. A closed stdout
+//! (`| head`) is a normal way to stop reading and exits 0.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use arcturn_inspect::cli::Cli;
+use arcturn_inspect::cmd::{self, Outcome};
+use arcturn_inspect::error::Error;
+use arcturn_inspect::sanitize;
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::with_capacity(64 << 10, stdout.lock());
+    let result = cmd::run(cli, &mut out);
+    let result = result.and_then(|o| out.flush().map(|_| o).map_err(cmd::io_err));
+    match result {
+        Ok(Outcome::Success) => ExitCode::SUCCESS,
+        Ok(Outcome::Negative) => ExitCode::from(1),
+        Err(Error::Io { source, .. }) if source.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            let _ = out.flush();
+            let mut err = io::stderr().lock();
+            let _ = writeln!(err, "arcturn-inspect: {}", sanitize::inline(&e.to_string()));
+            ExitCode::from(2)
+        }
+    }
+}

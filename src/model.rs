@@ -1,0 +1,434 @@
+//! The normalized records every view works on, whatever the session format. Strings borrow
+//! from the input buffer where they can; payloads (message text, tool output, arguments)
+//! stay in the buffer as raw JSON and are decoded only by the view that shows them.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::ops::Range;
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+/// The session formats this tool reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    Arcturn,
+    Crab,
+}
+
+impl Format {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Arcturn => "arcturn",
+            Format::Crab => "crab",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An entry id, typed as in the file: crab writes integers, arcturn strings. `1` and `"1"`
+/// are different ids and never match.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Id<'a> {
+    Int(u64),
+    Str(Cow<'a, str>),
+}
+
+/// An id that owns its text, for findings and views that outlive the buffer.
+pub type OwnedId = Id<'static>;
+
+impl Id<'_> {
+    pub fn to_owned_id(&self) -> OwnedId {
+        match self {
+            Id::Int(n) => Id::Int(*n),
+            Id::Str(s) => Id::Str(Cow::Owned(s.to_string())),
+        }
+    }
+
+    /// The id as text (no quotes), as a user would type it.
+    pub fn text(&self) -> Cow<'_, str> {
+        match self {
+            Id::Int(n) => Cow::Owned(n.to_string()),
+            Id::Str(s) => Cow::Borrowed(s),
+        }
+    }
+
+    /// A short form for narrow views: long string ids are cut to 8 characters.
+    pub fn short(&self) -> String {
+        match self {
+            Id::Int(n) => n.to_string(),
+            Id::Str(s) => s.chars().take(8).collect(),
+        }
+    }
+
+    /// The id as a JSON value of its own type.
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Id::Int(n) => serde_json::Value::from(*n),
+            Id::Str(s) => serde_json::Value::from(s.as_ref()),
+        }
+    }
+}
+
+impl fmt::Display for Id<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Id::Int(n) => write!(f, "{n}"),
+            Id::Str(s) => f.write_str(s),
+        }
+    }
+}
+
+impl Serialize for Id<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Id::Int(n) => s.serialize_u64(*n),
+            Id::Str(v) => s.serialize_str(v),
+        }
+    }
+}
+
+/// The first line of a file when it describes the session rather than an entry
+/// (arcturn `session` header, crab `meta`).
+#[derive(Clone, Debug, Default)]
+pub struct Header<'a> {
+    pub line: u32,
+    pub span: Range<usize>,
+    pub id: Option<Cow<'a, str>>,
+    pub title: Option<Text<'a>>,
+    pub cwd: Option<Cow<'a, str>>,
+    /// Creation time, epoch milliseconds.
+    pub created: Option<i64>,
+    pub version: Option<u64>,
+}
+
+/// What kind of tree entry a line is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Message,
+    Compaction,
+    Label,
+    State,
+    /// A kind this tool does not know; kept as a node and shown generically.
+    Unknown,
+}
+
+/// One node of the session tree.
+#[derive(Clone, Debug)]
+pub struct Entry<'a> {
+    pub line: u32,
+    /// The line's bytes in the source (for `show` and for views that need the payload).
+    pub span: Range<usize>,
+    pub kind: Kind,
+    /// The kind as written in the file (meaningful for unknown kinds).
+    pub kind_name: Cow<'a, str>,
+    pub id: Id<'a>,
+    /// `None` for a root (`null`), and also when the field is missing (reported).
+    pub parent: Option<Id<'a>>,
+    /// Entry time, epoch milliseconds (arcturn `timestamp`; crab messages have none).
+    pub timestamp: Option<i64>,
+    pub message: Option<Message<'a>>,
+    pub compaction: Option<Compaction<'a>>,
+    pub state: Option<State<'a>>,
+    pub label: Option<Text<'a>>,
+}
+
+impl Entry<'_> {
+    /// The message role as written (`user`, `assistant`, `toolResult`, ...), if a message.
+    pub fn role_name(&self) -> Option<&str> {
+        self.message.as_ref().map(|m| m.role_name.as_ref())
+    }
+}
+
+/// A message role, normalized across formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    User,
+    Assistant,
+    /// arcturn `toolResult`, or a crab `user` message that carries only tool results.
+    ToolResult,
+    /// An operator message (arcturn `system`).
+    System,
+    Other,
+}
+
+/// Text as it sits in the file: either a raw JSON string literal (quotes and escapes
+/// included, decoded on demand) or text already decoded.
+#[derive(Clone, Debug)]
+pub enum Text<'a> {
+    Json(&'a str),
+    Plain(Cow<'a, str>),
+}
+
+impl Text<'_> {
+    /// The whole text, decoded. Lone surrogate escapes become U+FFFD.
+    pub fn decode(&self) -> String {
+        match self {
+            Text::Plain(s) => s.to_string(),
+            Text::Json(raw) => unescape_json_str(raw, usize::MAX).0,
+        }
+    }
+
+    /// At most `max_chars` characters from the start, decoded, and whether more followed.
+    pub fn prefix(&self, max_chars: usize) -> (String, bool) {
+        match self {
+            Text::Plain(s) => {
+                let mut it = s.char_indices();
+                match it.nth(max_chars) {
+                    Some((i, _)) => (s[..i].to_string(), true),
+                    None => (s.to_string(), false),
+                }
+            }
+            Text::Json(raw) => unescape_json_str(raw, max_chars),
+        }
+    }
+
+    /// Size of the text as stored, in bytes (raw for JSON literals: a fast estimate).
+    pub fn stored_len(&self) -> usize {
+        match self {
+            Text::Plain(s) => s.len(),
+            Text::Json(raw) => raw.len().saturating_sub(2),
+        }
+    }
+}
+
+/// Decode a JSON string literal leniently, stopping after `max_chars` characters. The input
+/// was validated by the JSON parser, so only lone surrogates need mercy (they become U+FFFD).
+pub fn unescape_json_str(raw: &str, max_chars: usize) -> (String, bool) {
+    let body = raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')).unwrap_or(raw);
+    let mut out = String::with_capacity(body.len().min(max_chars.saturating_mul(2)).min(1 << 20));
+    let mut chars = body.chars();
+    let mut count = 0usize;
+    while let Some(c) = chars.next() {
+        if count == max_chars {
+            return (out, true);
+        }
+        count += 1;
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let e = chars.next().unwrap_or('\\');
+        match e {
+            'n' => out.push('\n'),
+            't' => out.push('\t'),
+            'r' => out.push('\r'),
+            'b' => out.push('\u{8}'),
+            'f' => out.push('\u{c}'),
+            'u' => {
+                let hi = hex4(&mut chars);
+                let c = match hi {
+                    Some(h @ 0xD800..=0xDBFF) => {
+                        let mut look = chars.clone();
+                        let lo =
+                            (look.next() == Some('\\') && look.next() == Some('u')).then(|| hex4(&mut look)).flatten();
+                        match lo {
+                            Some(l @ 0xDC00..=0xDFFF) => {
+                                chars = look;
+                                char::from_u32(0x10000 + ((h - 0xD800) << 10) + (l - 0xDC00))
+                            }
+                            _ => None,
+                        }
+                    }
+                    Some(v) => char::from_u32(v),
+                    None => None,
+                };
+                out.push(c.unwrap_or('\u{FFFD}'));
+            }
+            other => out.push(other),
+        }
+    }
+    (out, false)
+}
+
+fn hex4(chars: &mut std::str::Chars<'_>) -> Option<u32> {
+    let mut v = 0;
+    for _ in 0..4 {
+        v = v * 16 + chars.next()?.to_digit(16)?;
+    }
+    Some(v)
+}
+
+/// Message metadata the views need; content stays raw.
+#[derive(Clone, Debug)]
+pub struct Message<'a> {
+    pub role: Role,
+    pub role_name: Cow<'a, str>,
+    /// Message time, epoch milliseconds (arcturn only).
+    pub timestamp: Option<i64>,
+    /// The first text block (or the string content).
+    pub text: Option<Text<'a>>,
+    /// Raw `content` value as stored (array or string), for views that render it.
+    pub blocks: Blocks,
+    pub tool_calls: Vec<ToolCall<'a>>,
+    pub tool_results: Vec<ToolResult<'a>>,
+    pub provider: Option<Cow<'a, str>>,
+    pub model: Option<Cow<'a, str>>,
+    pub usage: Option<Usage>,
+    pub stop_reason: Option<Cow<'a, str>>,
+}
+
+/// How many content blocks of each kind a message has.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Blocks {
+    pub text: u32,
+    pub thinking: u32,
+    pub image: u32,
+    pub tool_call: u32,
+    pub tool_result: u32,
+    /// Provider-side compaction blocks (arcturn `compaction` content).
+    pub server_compaction: u32,
+    pub server_tool: u32,
+    pub unknown: u32,
+}
+
+/// A tool call requested by an assistant message.
+#[derive(Clone, Debug)]
+pub struct ToolCall<'a> {
+    pub id: Option<Cow<'a, str>>,
+    pub name: Option<Cow<'a, str>>,
+    pub arguments: Option<&'a RawValue>,
+}
+
+/// A tool result: an arcturn `toolResult` message, or a crab `tool_result` block.
+#[derive(Clone, Debug)]
+pub struct ToolResult<'a> {
+    pub call_id: Option<Cow<'a, str>>,
+    pub tool_name: Option<Cow<'a, str>>,
+    pub is_error: bool,
+    /// Absolute path of the full output when the result was offloaded.
+    pub offloaded_path: Option<Cow<'a, str>>,
+    pub text: Option<Text<'a>>,
+}
+
+/// Token usage of one model call, in the arcturn vocabulary (crab's `prompt` is `input`,
+/// `completion` is `output`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Usage {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    /// As recorded; when absent it is the sum of the four parts.
+    #[serde(skip)]
+    pub total: Option<u64>,
+    /// Dollars as recorded at write time.
+    #[serde(skip)]
+    pub cost: Option<f64>,
+}
+
+impl Usage {
+    pub fn total(&self) -> u64 {
+        self.total.unwrap_or(self.input + self.output + self.cache_read + self.cache_write)
+    }
+
+    pub fn add(&mut self, o: &Usage) {
+        self.input += o.input;
+        self.output += o.output;
+        self.cache_read += o.cache_read;
+        self.cache_write += o.cache_write;
+        self.total = Some(self.total() + o.total());
+        self.cost = match (self.cost, o.cost) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+        };
+    }
+}
+
+/// A compaction entry (arcturn).
+#[derive(Clone, Debug, Default)]
+pub struct Compaction<'a> {
+    pub up_to: Option<Id<'a>>,
+    pub tokens_before: Option<u64>,
+    pub tokens_after: Option<u64>,
+    pub strip_tail_thinking: bool,
+    pub summary: Option<Text<'a>>,
+}
+
+/// A state entry (arcturn): raw values, parsed by the views that show them.
+#[derive(Clone, Debug, Default)]
+pub struct State<'a> {
+    pub todos: Option<&'a RawValue>,
+    pub plan: Option<&'a RawValue>,
+    pub model: Option<&'a RawValue>,
+    pub context_edit: Option<ContextEdit<'a>>,
+}
+
+/// One recorded context-editing pass.
+#[derive(Clone, Debug, Default)]
+pub struct ContextEdit<'a> {
+    pub elided: Vec<Cow<'a, str>>,
+    pub withhold_thinking: Option<Cow<'a, str>>,
+}
+
+/// How a crab span ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome<'a> {
+    Ok,
+    Aborted,
+    Error(Cow<'a, str>),
+    /// Anything else, kept as text.
+    Other(String),
+}
+
+/// A crab observation record (`kind: "obs"`): never part of the model's history.
+#[derive(Clone, Debug, Default)]
+pub struct Observation<'a> {
+    pub line: u32,
+    pub span: Range<usize>,
+    pub run_id: Option<Cow<'a, str>>,
+    /// Span start, epoch milliseconds.
+    pub ts: Option<i64>,
+    /// The `obs` tag: `turn_start`, `llm_call`, `tool_call`, `turn_end`, `compaction`, ...
+    pub tag: Cow<'a, str>,
+    pub provider: Option<Cow<'a, str>>,
+    pub model: Option<Cow<'a, str>>,
+    pub duration_ms: Option<u64>,
+    pub usage: Option<Usage>,
+    pub outcome: Option<Outcome<'a>>,
+    pub tool: Option<Cow<'a, str>>,
+    pub call_seq: Option<u64>,
+    pub args_digest: Option<Cow<'a, str>>,
+    pub result_digest: Option<Cow<'a, str>>,
+    pub bytes_in: Option<u64>,
+    pub bytes_out: Option<u64>,
+    pub stop_reason: Option<Cow<'a, str>>,
+    pub interrupted: Option<bool>,
+    pub llm_calls: Option<u64>,
+    pub tool_calls: Option<u64>,
+    pub strategy: Option<Cow<'a, str>>,
+    pub tokens_before: Option<u64>,
+    pub tokens_after: Option<u64>,
+    pub up_to_id: Option<Id<'a>>,
+    pub shed: Vec<Cow<'a, str>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unescape_handles_pairs_and_lone_surrogates() {
+        assert_eq!(unescape_json_str(r#""a\nb\u00e9""#, 100).0, "a\nb\u{e9}");
+        assert_eq!(unescape_json_str(r#""\ud83d\ude00!""#, 100).0, "\u{1F600}!");
+        assert_eq!(unescape_json_str(r#""x\ud83d y""#, 100).0, "x\u{FFFD} y");
+        assert_eq!(unescape_json_str(r#""\ude00""#, 100).0, "\u{FFFD}");
+        assert_eq!(unescape_json_str(r#""abcdef""#, 3), ("abc".to_string(), true));
+        assert_eq!(unescape_json_str(r#""abc""#, 3), ("abc".to_string(), false));
+    }
+
+    #[test]
+    fn ids_are_typed() {
+        assert_ne!(Id::Int(1), Id::Str("1".into()));
+        assert_eq!(serde_json::to_string(&Id::Int(3)).unwrap(), "3");
+        assert_eq!(serde_json::to_string(&Id::Str("a".into())).unwrap(), "\"a\"");
+    }
+}

@@ -1,0 +1,118 @@
+//! JSON output. Valid JSON as serde_json writes it, except that characters a terminal could
+//! act on (DEL, C1 controls, bidi overrides, invisible and line-separator characters) are
+//! written as `\uXXXX` escapes: the same data, safe to print. Never coloured.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
+
+use crate::sanitize::is_invisible;
+
+/// Write one JSON document followed by a newline.
+pub fn write<W: Write + ?Sized, T: Serialize + ?Sized>(w: &mut W, value: &T, pretty: bool) -> io::Result<()> {
+    if pretty {
+        let mut ser = serde_json::Serializer::with_formatter(&mut *w, Safe(PrettyFormatter::with_indent(b"  ")));
+        value.serialize(&mut ser).map_err(io::Error::other)?;
+    } else {
+        let mut ser = serde_json::Serializer::with_formatter(&mut *w, Safe(CompactFormatter));
+        value.serialize(&mut ser).map_err(io::Error::other)?;
+    }
+    w.write_all(b"\n")
+}
+
+/// A formatter wrapper that escapes terminal-active characters inside strings.
+struct Safe<F>(F);
+
+fn needs_escape(c: char) -> bool {
+    c == '\u{7f}' || ('\u{80}'..='\u{9f}').contains(&c) || is_invisible(c)
+}
+
+impl<F: Formatter> Formatter for Safe<F> {
+    fn write_string_fragment<W: ?Sized + Write>(&mut self, w: &mut W, fragment: &str) -> io::Result<()> {
+        if fragment.is_ascii() && !fragment.contains('\u{7f}') {
+            return w.write_all(fragment.as_bytes());
+        }
+        let mut start = 0;
+        for (i, c) in fragment.char_indices() {
+            if needs_escape(c) {
+                w.write_all(&fragment.as_bytes()[start..i])?;
+                write!(w, "\\u{:04x}", c as u32)?;
+                start = i + c.len_utf8();
+            }
+        }
+        w.write_all(&fragment.as_bytes()[start..])
+    }
+
+    // Everything else is delegated unchanged.
+    fn write_null<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.write_null(w)
+    }
+    fn write_bool<W: ?Sized + Write>(&mut self, w: &mut W, v: bool) -> io::Result<()> {
+        self.0.write_bool(w, v)
+    }
+    fn write_i64<W: ?Sized + Write>(&mut self, w: &mut W, v: i64) -> io::Result<()> {
+        self.0.write_i64(w, v)
+    }
+    fn write_u64<W: ?Sized + Write>(&mut self, w: &mut W, v: u64) -> io::Result<()> {
+        self.0.write_u64(w, v)
+    }
+    fn write_f64<W: ?Sized + Write>(&mut self, w: &mut W, v: f64) -> io::Result<()> {
+        self.0.write_f64(w, v)
+    }
+    fn write_number_str<W: ?Sized + Write>(&mut self, w: &mut W, v: &str) -> io::Result<()> {
+        self.0.write_number_str(w, v)
+    }
+    fn begin_string<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_string(w)
+    }
+    fn end_string<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_string(w)
+    }
+    fn write_char_escape<W: ?Sized + Write>(&mut self, w: &mut W, e: serde_json::ser::CharEscape) -> io::Result<()> {
+        self.0.write_char_escape(w, e)
+    }
+    fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_array(w)
+    }
+    fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_array(w)
+    }
+    fn begin_array_value<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        self.0.begin_array_value(w, first)
+    }
+    fn end_array_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_array_value(w)
+    }
+    fn begin_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_object(w)
+    }
+    fn end_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object(w)
+    }
+    fn begin_object_key<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        self.0.begin_object_key(w, first)
+    }
+    fn end_object_key<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object_key(w)
+    }
+    fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_object_value(w)
+    }
+    fn end_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object_value(w)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn escapes_terminal_active_characters() {
+        let mut out = Vec::new();
+        super::write(&mut out, &serde_json::json!({"t": "a\u{9b}b\u{202e}c\u{1b}é"}), false).unwrap();
+        let s = String::from_utf8(out).unwrap();
+        assert_eq!(s, "{\"t\":\"a\\u009bb\\u202ec\\u001bé\"}\n");
+        let back: serde_json::Value = serde_json::from_str(&s).unwrap();
+        assert_eq!(back["t"], "a\u{9b}b\u{202e}c\u{1b}é");
+    }
+}

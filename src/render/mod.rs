@@ -1,0 +1,23 @@
+//! Output: the colour palette, safe JSON, and the human text renderers. Renderers never
+//! compute; they lay out views that were computed elsewhere.
+
+pub mod json;
+pub mod palette;
+pub mod text;
+
+pub use palette::Palette;
+
+/// Columns available for one-line views: the terminal's width, or a generous default when
+/// output is not a terminal (so pipes get readable, bounded lines).
+pub fn width() -> usize {
+    use std::io::IsTerminal;
+    if let Some(w) = std::env::var("COLUMNS").ok().and_then(|c| c.parse::<usize>().ok()) {
+        return w.max(40);
+    }
+    if std::io::stdout().is_terminal() {
+        if let Some((terminal_size::Width(w), _)) = terminal_size::terminal_size() {
+            return (w as usize).max(40);
+        }
+    }
+    120
+}

@@ -1,0 +1,77 @@
+//! Human text shared by several commands: finding lines and short entry rows.
+
+use crate::finding::{Finding, Severity};
+use crate::render::Palette;
+use crate::sanitize;
+
+/// `FILE:LINE:COLUMN: severity: message [code]`, sanitized.
+pub fn finding_line(file: &str, f: &Finding, p: &Palette) -> String {
+    let mut at = sanitize::inline(file).into_owned();
+    if let Some(l) = f.line {
+        at.push_str(&format!(":{l}"));
+        if let Some(c) = f.column {
+            at.push_str(&format!(":{c}"));
+        }
+    }
+    let sev = match f.severity {
+        Severity::Error => p.error("error"),
+        Severity::Warning => p.warning("warning"),
+    };
+    format!("{}: {sev}: {} {}", p.bold(at), sanitize::inline(&f.message), p.dim(format!("[{}]", f.code.as_str())))
+}
+
+use crate::preview;
+use crate::session::Session;
+use crate::tree::{Ix, RootReason};
+
+/// Width of the label column in entry rows.
+const LABEL_WIDTH: usize = 12;
+
+/// One entry as a row: `id  label  preview  badges`, fitted to `width` columns (the
+/// caller's indentation already took `used` of them).
+pub fn entry_row(s: &Session<'_>, i: Ix, p: &Palette, width: usize, used: usize, dim: bool) -> String {
+    let e = s.entry(i);
+    let d = preview::describe(e);
+    let id = e.id.short();
+    let label = sanitize::inline(&d.label);
+    let label_cell = format!("{label:<LABEL_WIDTH$}");
+    let mut badges = Vec::new();
+    if let Some(u) = e.message.as_ref().and_then(|m| m.usage) {
+        badges.push(format!("{} tok", preview::tokens(u.total())));
+    }
+    match s.tree.root_reason(i) {
+        Some(RootReason::Dangling) => badges
+            .push(format!("(parent {} not in file)", e.parent.as_ref().map(crate::tree::quoted).unwrap_or_default())),
+        Some(RootReason::SelfParent) => badges.push("(names itself as parent)".into()),
+        Some(RootReason::Cycle) => badges.push("(cycle cut here)".into()),
+        _ => {}
+    }
+    let badge_text = badges.join(" ");
+    let fixed = used + id.chars().count() + 1 + LABEL_WIDTH + 1 + badge_text.chars().count() + 1;
+    let room = width.saturating_sub(fixed).max(10);
+    let text = sanitize::inline(&d.text);
+    let text = sanitize::truncate(&text, room);
+    let styled_label = match (e.kind, e.message.as_ref().map(|m| m.role)) {
+        (crate::model::Kind::Compaction, _) => p.compaction(&label_cell),
+        (crate::model::Kind::Label, _) => p.label(&label_cell),
+        (crate::model::Kind::State, _) => p.state(&label_cell),
+        (_, Some(crate::model::Role::User)) => p.user(&label_cell),
+        (_, Some(crate::model::Role::Assistant)) => p.assistant(&label_cell),
+        (_, Some(crate::model::Role::ToolResult)) => p.tool(&label_cell),
+        (_, Some(crate::model::Role::System)) => p.operator(&label_cell),
+        _ => label_cell.clone(),
+    };
+    let text = if d.alert {
+        p.error(&text)
+    } else if dim {
+        p.dim(&text)
+    } else {
+        text.into_owned()
+    };
+    let mut row = format!("{} {styled_label} {text}", p.id(sanitize::inline(&id)));
+    if !badge_text.is_empty() {
+        row.push(' ');
+        row.push_str(&p.dim(&badge_text));
+    }
+    row
+}

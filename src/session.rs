@@ -1,0 +1,183 @@
+//! A loaded session: the decoded records of one source plus its tree index and the findings
+//! made while loading. This is what every view takes as input.
+
+use crate::error::{Error, Result};
+use crate::finding::{Code, Finding, Severity};
+use crate::format::{self, repair_lone_surrogates};
+use crate::model::{Entry, Format, Header, Id, Observation};
+use crate::source::Source;
+use crate::tree::{Ix, Tree};
+
+pub struct Session<'a> {
+    pub source: &'a Source,
+    pub format: Format,
+    pub header: Option<Header<'a>>,
+    /// Tree entries (arcturn entries, crab messages) in file order.
+    pub entries: Vec<Entry<'a>>,
+    /// crab observation records in file order.
+    pub observations: Vec<Observation<'a>>,
+    /// Records that are neither entries, observations nor the header.
+    pub others: u32,
+    pub lines: u32,
+    pub blank_lines: u32,
+    pub tree: Tree<'a>,
+    /// Everything found while loading, sorted by line; `check` adds its lint on top.
+    pub findings: Vec<Finding>,
+}
+
+impl<'a> Session<'a> {
+    /// Decode and index a source. Fails only when the input cannot be read as a session at
+    /// all; damaged lines become findings.
+    pub fn load(source: &'a Source, format: Option<Format>) -> Result<Session<'a>> {
+        let d = format::decode(source, format)?;
+        let tree = Tree::build(&d.entries);
+        let mut findings = d.findings;
+        findings.extend(tree.findings.iter().cloned());
+        if d.format == Format::Arcturn && d.header.is_none() && !d.entries.is_empty() {
+            let line = d.entries.first().map(|e| e.line);
+            findings.push(Finding::new(
+                Code::MissingHeader,
+                line,
+                "no session header: the first line is an entry, so every line is read as one",
+            ));
+        }
+        if let Some(id) = d.header.as_ref().and_then(|h| h.id.as_ref()) {
+            let ok = !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
+            if !ok {
+                let line = d.header.as_ref().map(|h| h.line);
+                findings.push(Finding::new(
+                    Code::InvalidSessionId,
+                    line,
+                    format!("session id `{id}` has characters outside [A-Za-z0-9._-]"),
+                ));
+            }
+        }
+        let mut out_of_order = Vec::new();
+        let mut last = i64::MIN;
+        for e in &d.entries {
+            if let Some(t) = e.timestamp {
+                if t < last {
+                    out_of_order.push(e.line);
+                }
+                last = last.max(t);
+            }
+        }
+        if let Some(&first) = out_of_order.first() {
+            let list: Vec<String> = out_of_order.iter().take(10).map(u32::to_string).collect();
+            findings.push(Finding::new(
+                Code::TimestampOutOfOrder,
+                Some(first),
+                format!(
+                    "{} entr{} older than an entry before {} (lines {}{}); file order is kept",
+                    out_of_order.len(),
+                    if out_of_order.len() == 1 { "y is" } else { "ies are" },
+                    if out_of_order.len() == 1 { "it" } else { "them" },
+                    list.join(", "),
+                    if out_of_order.len() > 10 { ", ..." } else { "" }
+                ),
+            ));
+        }
+        findings.sort_by_key(|f| (f.line.unwrap_or(0), f.code));
+        Ok(Session {
+            source,
+            format: d.format,
+            header: d.header,
+            entries: d.entries,
+            observations: d.observations,
+            others: d.others,
+            lines: d.lines,
+            blank_lines: d.blank_lines,
+            tree,
+            findings,
+        })
+    }
+
+    /// The input's name as the user gave it.
+    pub fn name(&self) -> &str {
+        &self.source.name
+    }
+
+    pub fn entry(&self, i: Ix) -> &Entry<'a> {
+        &self.entries[i as usize]
+    }
+
+    /// The raw bytes of an entry's line.
+    pub fn raw(&self, i: Ix) -> &'a [u8] {
+        &self.source_bytes()[self.entries[i as usize].span.clone()]
+    }
+
+    fn source_bytes(&self) -> &'a [u8] {
+        self.source.bytes()
+    }
+
+    /// The full JSON value of a line (lone surrogates repaired), for views that need the
+    /// payload.
+    pub fn value_at(&self, span: std::ops::Range<usize>) -> Result<serde_json::Value> {
+        let b = &self.source_bytes()[span];
+        let parsed = match repair_lone_surrogates(b) {
+            Some(fixed) => serde_json::from_slice(&fixed),
+            None => serde_json::from_slice(b),
+        };
+        parsed.map_err(|e| Error::input(self.name(), format!("cannot re-read a line: {}", format::clean(&e))))
+    }
+
+    /// The full JSON value of an entry.
+    pub fn value(&self, i: Ix) -> Result<serde_json::Value> {
+        self.value_at(self.entries[i as usize].span.clone())
+    }
+
+    /// Findings that make a line unreadable, excluding the last line's torn-write rule.
+    pub fn damaged_lines(&self) -> usize {
+        self.findings.iter().filter(|f| f.code.is_line_damage() && f.severity == Severity::Error).count()
+    }
+
+    /// Resolve an id argument as the user typed it: exact (in the file's own id type), then
+    /// the other type, then a unique prefix of a string id.
+    pub fn find(&self, arg: &str) -> Result<Ix> {
+        let as_int = arg.parse::<u64>().ok().map(Id::Int);
+        let as_str = Id::Str(std::borrow::Cow::Owned(arg.to_string()));
+        let ordered = match self.format {
+            Format::Crab => [as_int, Some(as_str)],
+            Format::Arcturn => [Some(as_str), as_int],
+        };
+        for id in ordered.into_iter().flatten() {
+            if let Some(i) = self.tree.get(&id) {
+                return Ok(i);
+            }
+        }
+        if !arg.is_empty() {
+            let mut hits =
+                self.entries.iter().enumerate().filter(|(_, e)| matches!(&e.id, Id::Str(s) if s.starts_with(arg)));
+            if let Some((i, _)) = hits.next() {
+                let others = hits.count();
+                if others == 0 {
+                    return Ok(i as Ix);
+                }
+                return Err(Error::Usage(format!(
+                    "{}: id prefix `{}` is ambiguous ({} entries match); give more characters",
+                    self.name(),
+                    crate::sanitize::inline(arg),
+                    others + 1
+                )));
+            }
+        }
+        Err(Error::Usage(format!("{}: no entry with id `{}`", self.name(), crate::sanitize::inline(arg))))
+    }
+
+    /// The entry an optional id argument names, defaulting to the latest entry.
+    pub fn target(&self, arg: Option<&str>) -> Result<Ix> {
+        match arg {
+            Some(a) => self.find(a),
+            None => self.tree.latest().ok_or_else(|| Error::Usage(format!("{}: no entries", self.name()))),
+        }
+    }
+
+    /// Session creation time: the header's, else the first timestamp seen.
+    pub fn created(&self) -> Option<i64> {
+        self.header
+            .as_ref()
+            .and_then(|h| h.created)
+            .or_else(|| self.entries.iter().find_map(|e| e.timestamp))
+            .or_else(|| self.observations.iter().find_map(|o| o.ts))
+    }
+}

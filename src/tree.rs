@@ -1,0 +1,364 @@
+//! The id/parent index: roots, children in file order, leaves, the latest entry, depths and
+//! root-first paths. Every walk is iterative (real files are 10^6 entries deep), and damage
+//! (duplicate ids, dangling parents, self-parents, cycles) is reported and then neutralized
+//! so that no walk can loop: each damaged link is cut and its entry becomes an extra root.
+
+use rustc_hash::FxHashMap;
+
+use crate::finding::{Code, Finding};
+use crate::model::{Entry, Id};
+
+/// Entry positions are indices into the session's `entries` (file order).
+pub type Ix = u32;
+
+/// Why an entry is a root of the index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RootReason {
+    /// `parentId: null`: a real root.
+    Root,
+    /// Its parent names no entry in the file.
+    Dangling,
+    /// It names itself as parent.
+    SelfParent,
+    /// It closes a cycle; the link to its parent was cut here.
+    Cycle,
+}
+
+pub struct Tree<'a> {
+    /// The parent each entry is shown under (`None` for every kind of root).
+    parent: Vec<Option<Ix>>,
+    /// Children, all lists packed in one array (CSR), each list in file order.
+    child_start: Vec<u32>,
+    children: Vec<Ix>,
+    depth: Vec<u32>,
+    roots: Vec<(Ix, RootReason)>,
+    lookup: FxHashMap<Id<'a>, Ix>,
+    /// Findings about the tree's shape.
+    pub findings: Vec<Finding>,
+}
+
+impl<'a> Tree<'a> {
+    pub fn build(entries: &[Entry<'a>]) -> Tree<'a> {
+        let n = entries.len();
+        let mut findings = Vec::new();
+        let mut lookup: FxHashMap<Id<'a>, Ix> = FxHashMap::default();
+        lookup.reserve(n);
+        for (i, e) in entries.iter().enumerate() {
+            if let Some(&first) = lookup.get(&e.id) {
+                findings.push(
+                    Finding::new(
+                        Code::DuplicateId,
+                        Some(e.line),
+                        format!(
+                            "id {} is used again (first at line {}); the first entry wins for children and lookups",
+                            quoted(&e.id),
+                            entries[first as usize].line
+                        ),
+                    )
+                    .with_id(e.id.to_owned_id()),
+                );
+            } else {
+                lookup.insert(e.id.clone(), i as Ix);
+            }
+        }
+
+        let mut parent: Vec<Option<Ix>> = Vec::with_capacity(n);
+        let mut reason: Vec<Option<RootReason>> = vec![None; n];
+        let mut real_roots = 0usize;
+        for (i, e) in entries.iter().enumerate() {
+            let p = match &e.parent {
+                None => {
+                    real_roots += 1;
+                    reason[i] = Some(RootReason::Root);
+                    None
+                }
+                Some(p) if *p == e.id => {
+                    findings.push(
+                        Finding::new(
+                            Code::SelfParent,
+                            Some(e.line),
+                            format!("entry {} names itself as its parent", quoted(&e.id)),
+                        )
+                        .with_id(e.id.to_owned_id()),
+                    );
+                    reason[i] = Some(RootReason::SelfParent);
+                    None
+                }
+                Some(p) => match lookup.get(p) {
+                    Some(&j) => Some(j),
+                    None => {
+                        findings.push(
+                            Finding::new(
+                                Code::DanglingParent,
+                                Some(e.line),
+                                format!("entry {} names parent {}, which is not in the file", quoted(&e.id), quoted(p)),
+                            )
+                            .with_id(e.id.to_owned_id()),
+                        );
+                        reason[i] = Some(RootReason::Dangling);
+                        None
+                    }
+                },
+            };
+            parent.push(p);
+        }
+
+        // Cycles: walk up from every entry, colouring the path; meeting the current path
+        // again closes a cycle, which is cut at its first member in file order.
+        const NEW: u8 = 0;
+        const ON_PATH: u8 = 1;
+        const DONE: u8 = 2;
+        let mut colour = vec![NEW; n];
+        let mut path: Vec<Ix> = Vec::new();
+        for start in 0..n {
+            if colour[start] != NEW {
+                continue;
+            }
+            path.clear();
+            let mut at = Some(start as Ix);
+            while let Some(i) = at {
+                match colour[i as usize] {
+                    NEW => {
+                        colour[i as usize] = ON_PATH;
+                        path.push(i);
+                        at = parent[i as usize];
+                    }
+                    ON_PATH => {
+                        let from = path.iter().position(|&x| x == i).unwrap_or(0);
+                        let members = &path[from..];
+                        let cut = *members.iter().min().unwrap_or(&i);
+                        let mut desc: Vec<String> = members
+                            .iter()
+                            .rev()
+                            .map(|&m| {
+                                format!("{} (line {})", quoted(&entries[m as usize].id), entries[m as usize].line)
+                            })
+                            .collect();
+                        desc.push(quoted(&entries[members[members.len() - 1] as usize].id));
+                        let e = &entries[cut as usize];
+                        findings.push(
+                            Finding::new(
+                                Code::Cycle,
+                                Some(e.line),
+                                format!("parent links form a cycle: {}", desc.join(" -> ")),
+                            )
+                            .with_id(e.id.to_owned_id()),
+                        );
+                        parent[cut as usize] = None;
+                        reason[cut as usize] = Some(RootReason::Cycle);
+                        break;
+                    }
+                    _ => break,
+                }
+            }
+            for &i in &path {
+                colour[i as usize] = DONE;
+            }
+        }
+
+        // Children in file order, packed.
+        let mut child_start = vec![0u32; n + 1];
+        for p in parent.iter().flatten() {
+            child_start[*p as usize + 1] += 1;
+        }
+        for i in 0..n {
+            child_start[i + 1] += child_start[i];
+        }
+        let mut fill = child_start.clone();
+        let mut children = vec![0 as Ix; child_start[n] as usize];
+        for (i, p) in parent.iter().enumerate() {
+            if let Some(p) = p {
+                children[fill[*p as usize] as usize] = i as Ix;
+                fill[*p as usize] += 1;
+            }
+        }
+
+        let roots: Vec<(Ix, RootReason)> =
+            (0..n).filter_map(|i| reason[i].filter(|_| parent[i].is_none()).map(|r| (i as Ix, r))).collect();
+        if real_roots > 1 {
+            let first = roots.iter().find(|r| r.1 == RootReason::Root).map(|r| entries[r.0 as usize].line);
+            let second = roots.iter().filter(|r| r.1 == RootReason::Root).nth(1).map(|r| entries[r.0 as usize].line);
+            findings.push(Finding::new(
+                Code::MultipleRoots,
+                second,
+                format!(
+                    "{real_roots} entries have no parent (first at line {}); each starts its own tree",
+                    first.unwrap_or(0)
+                ),
+            ));
+        }
+
+        // Depths, iteratively from every root.
+        let mut depth = vec![0u32; n];
+        let mut stack: Vec<Ix> = roots.iter().map(|r| r.0).collect();
+        while let Some(i) = stack.pop() {
+            let d = depth[i as usize] + 1;
+            let (s, e) = (child_start[i as usize] as usize, child_start[i as usize + 1] as usize);
+            for &c in &children[s..e] {
+                depth[c as usize] = d;
+                stack.push(c);
+            }
+        }
+
+        findings.sort_by_key(|f| (f.line, f.code));
+        Tree { parent, child_start, children, depth, roots, lookup, findings }
+    }
+
+    pub fn len(&self) -> usize {
+        self.parent.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.parent.is_empty()
+    }
+
+    /// The parent an entry is shown under; `None` for roots, including cut links.
+    pub fn parent(&self, i: Ix) -> Option<Ix> {
+        self.parent[i as usize]
+    }
+
+    pub fn children(&self, i: Ix) -> &[Ix] {
+        let (s, e) = (self.child_start[i as usize] as usize, self.child_start[i as usize + 1] as usize);
+        &self.children[s..e]
+    }
+
+    pub fn depth(&self, i: Ix) -> u32 {
+        self.depth[i as usize]
+    }
+
+    pub fn max_depth(&self) -> u32 {
+        self.depth.iter().copied().max().unwrap_or(0)
+    }
+
+    /// Every root in file order, with why it is one.
+    pub fn roots(&self) -> &[(Ix, RootReason)] {
+        &self.roots
+    }
+
+    pub fn root_reason(&self, i: Ix) -> Option<RootReason> {
+        self.roots.iter().find(|r| r.0 == i).map(|r| r.1)
+    }
+
+    /// The last entry in file order: the default tip, where a resume continues.
+    pub fn latest(&self) -> Option<Ix> {
+        self.len().checked_sub(1).map(|i| i as Ix)
+    }
+
+    /// Entries without children, in file order: the branch tips.
+    pub fn leaves(&self) -> impl Iterator<Item = Ix> + '_ {
+        (0..self.len() as Ix).filter(|&i| self.children(i).is_empty())
+    }
+
+    /// Root-first path to `i`, inclusive.
+    pub fn path(&self, i: Ix) -> Vec<Ix> {
+        let mut out = Vec::with_capacity(self.depth(i) as usize + 1);
+        let mut at = Some(i);
+        while let Some(x) = at {
+            out.push(x);
+            at = self.parent(x);
+        }
+        out.reverse();
+        out
+    }
+
+    /// Exact id lookup (typed: `1` never finds `"1"`).
+    pub fn get(&self, id: &Id<'a>) -> Option<Ix> {
+        self.lookup.get(id).copied()
+    }
+
+    /// True when `anc` is `i` or on the path from a root to `i`.
+    pub fn is_ancestor(&self, anc: Ix, i: Ix) -> bool {
+        let mut at = Some(i);
+        while let Some(x) = at {
+            if x == anc {
+                return true;
+            }
+            if self.depth(x) < self.depth(anc) {
+                return false;
+            }
+            at = self.parent(x);
+        }
+        false
+    }
+}
+
+/// An id as it appears in JSON, for messages: `"a1f0"` or `3`.
+pub fn quoted(id: &Id<'_>) -> String {
+    match id {
+        Id::Int(n) => n.to_string(),
+        Id::Str(s) => format!("\"{s}\""),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Kind;
+    use std::borrow::Cow;
+
+    fn e(id: &'static str, parent: Option<&'static str>, line: u32) -> Entry<'static> {
+        Entry {
+            line,
+            span: 0..0,
+            kind: Kind::Label,
+            kind_name: Cow::Borrowed("label"),
+            id: Id::Str(id.into()),
+            parent: parent.map(|p| Id::Str(p.into())),
+            timestamp: None,
+            message: None,
+            compaction: None,
+            state: None,
+            label: None,
+        }
+    }
+
+    #[test]
+    fn branches_leaves_paths() {
+        let es = vec![e("a", None, 1), e("b", Some("a"), 2), e("c", Some("b"), 3), e("d", Some("a"), 4)];
+        let t = Tree::build(&es);
+        assert_eq!(t.children(0), &[1, 3]);
+        assert_eq!(t.leaves().collect::<Vec<_>>(), vec![2, 3]);
+        assert_eq!(t.path(2), vec![0, 1, 2]);
+        assert_eq!(t.latest(), Some(3));
+        assert_eq!(t.depth(2), 2);
+        assert!(t.findings.is_empty());
+        assert!(t.is_ancestor(0, 2) && !t.is_ancestor(3, 2));
+    }
+
+    #[test]
+    fn damage_is_reported_and_cut() {
+        let es = vec![
+            e("a", None, 1),
+            e("x", Some("y"), 2),
+            e("y", Some("x"), 3),
+            e("s", Some("s"), 4),
+            e("d", Some("nope"), 5),
+            e("a", Some("a"), 6),
+            e("z", None, 7),
+        ];
+        let t = Tree::build(&es);
+        let codes: Vec<Code> = t.findings.iter().map(|f| f.code).collect();
+        assert!(codes.contains(&Code::Cycle));
+        assert!(codes.contains(&Code::SelfParent));
+        assert!(codes.contains(&Code::DanglingParent));
+        assert!(codes.contains(&Code::DuplicateId));
+        assert!(codes.contains(&Code::MultipleRoots));
+        assert_eq!(t.root_reason(1), Some(RootReason::Cycle));
+        assert_eq!(t.path(2), vec![1, 2]);
+        for i in 0..es.len() as Ix {
+            assert!(t.path(i).len() <= es.len());
+        }
+    }
+
+    #[test]
+    fn deep_chain_without_recursion() {
+        let n = 200_000usize;
+        let ids: Vec<&'static str> = (0..n).map(|i| &*Box::leak(format!("{i:08x}").into_boxed_str())).collect();
+        let es: Vec<Entry> =
+            (0..n).map(|i| e(ids[i], if i == 0 { None } else { Some(ids[i - 1]) }, i as u32 + 1)).collect();
+        let t = Tree::build(&es);
+        assert_eq!(t.max_depth(), n as u32 - 1);
+        assert_eq!(t.path(n as Ix - 1).len(), n);
+        assert_eq!(t.leaves().count(), 1);
+    }
+}
