@@ -2,7 +2,7 @@
 //! `check` runs (tool calls and results that do not pair up, compactions whose target is not
 //! on their own path).
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use serde::Serialize;
 
@@ -56,7 +56,7 @@ pub fn check(s: &Session<'_>, strict: bool) -> Report {
 fn lint(s: &Session<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut calls: Vec<(&str, Ix)> = Vec::new();
-    let mut results: HashSet<&str> = HashSet::new();
+    let mut results: HashSet<&str> = HashSet::default();
     for (i, e) in s.entries.iter().enumerate() {
         let Some(m) = &e.message else { continue };
         // A refused or aborted turn's tool calls never ran: no result is expected.

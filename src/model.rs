@@ -134,9 +134,10 @@ pub struct Entry<'a> {
     pub parent: Option<Id<'a>>,
     /// Entry time, epoch milliseconds (arcturn `timestamp`; crab messages have none).
     pub timestamp: Option<i64>,
-    pub message: Option<Message<'a>>,
-    pub compaction: Option<Compaction<'a>>,
-    pub state: Option<State<'a>>,
+    // Boxed: entries are moved around in bulk, and only one of these is ever set.
+    pub message: Option<Box<Message<'a>>>,
+    pub compaction: Option<Box<Compaction<'a>>>,
+    pub state: Option<Box<State<'a>>>,
     pub label: Option<Text<'a>>,
 }
 
@@ -264,9 +265,7 @@ pub struct Message<'a> {
     pub role_name: Cow<'a, str>,
     /// Message time, epoch milliseconds (arcturn only).
     pub timestamp: Option<i64>,
-    /// The first text block (or the string content).
-    pub text: Option<Text<'a>>,
-    /// Raw `content` value as stored (array or string), for views that render it.
+    /// What the content holds; the content itself stays in the buffer (`Session::value`).
     pub blocks: Blocks,
     pub tool_calls: Vec<ToolCall<'a>>,
     pub tool_results: Vec<ToolResult<'a>>,
@@ -295,7 +294,6 @@ pub struct Blocks {
 pub struct ToolCall<'a> {
     pub id: Option<Cow<'a, str>>,
     pub name: Option<Cow<'a, str>>,
-    pub arguments: Option<&'a RawValue>,
 }
 
 /// A tool result: an arcturn `toolResult` message, or a crab `tool_result` block.
@@ -306,7 +304,6 @@ pub struct ToolResult<'a> {
     pub is_error: bool,
     /// Absolute path of the full output when the result was offloaded.
     pub offloaded_path: Option<Cow<'a, str>>,
-    pub text: Option<Text<'a>>,
 }
 
 /// Token usage of one model call, in the arcturn vocabulary (crab's `prompt` is `input`,

@@ -1,7 +1,11 @@
 //! One-line descriptions of entries for the tree-shaped views: a short label (kind or role)
 //! and a preview of what the entry says. Plain text, unsanitized: renderers sanitize.
 
-use crate::model::{Entry, Kind, Role, ToolCall};
+use serde_json::Value;
+
+use crate::model::{Entry, Kind, Role};
+use crate::session::Session;
+use crate::tree::Ix;
 
 /// How many characters of text a preview decodes at most.
 pub const PREVIEW_CHARS: usize = 240;
@@ -16,9 +20,17 @@ pub struct Description {
     pub alert: bool,
 }
 
-pub fn describe(e: &Entry<'_>) -> Description {
+/// Describe entry `i`, re-reading its line for message text (the index keeps no payloads).
+pub fn describe_at(s: &Session<'_>, i: Ix) -> Description {
+    let e = s.entry(i);
+    let value = if e.kind == Kind::Message { s.value(i).ok() } else { None };
+    describe(e, value.as_ref())
+}
+
+/// Describe an entry; `value` is its parsed line, needed for message text.
+pub fn describe(e: &Entry<'_>, value: Option<&Value>) -> Description {
     match e.kind {
-        Kind::Message => message(e),
+        Kind::Message => message(e, value.and_then(|v| v.get("message"))),
         Kind::Compaction => {
             let c = e.compaction.as_ref();
             let tokens = match c.map(|c| (c.tokens_before, c.tokens_after)) {
@@ -64,11 +76,11 @@ pub fn describe(e: &Entry<'_>) -> Description {
     }
 }
 
-fn message(e: &Entry<'_>) -> Description {
+fn message(e: &Entry<'_>, v: Option<&Value>) -> Description {
     let Some(m) = &e.message else {
         return Description { label: "message".into(), text: "(no message)".into(), alert: true };
     };
-    let text = m.text.as_ref().map(|t| first_line(&t.prefix(PREVIEW_CHARS).0)).unwrap_or_default();
+    let text = v.and_then(first_text).map(|t| first_line(&prefix(t, PREVIEW_CHARS))).unwrap_or_default();
     match m.role {
         Role::User => Description { label: "user".into(), text, alert: false },
         Role::System => Description { label: "operator".into(), text, alert: false },
@@ -86,8 +98,8 @@ fn message(e: &Entry<'_>) -> Description {
             } else if m.blocks.thinking > 0 && m.tool_calls.is_empty() {
                 parts.push("(thinking)".into());
             }
-            for c in &m.tool_calls {
-                parts.push(format!("→ {}", tool_call(c)));
+            for c in v.map(tool_calls).unwrap_or_default() {
+                parts.push(format!("→ {c}"));
             }
             if m.blocks.server_compaction > 0 {
                 parts.push("(provider compacted the conversation)".into());
@@ -125,27 +137,58 @@ fn message(e: &Entry<'_>) -> Description {
     }
 }
 
-/// `read src/lib.rs`, `bash cargo test`: a tool call by its name and main argument.
-pub fn tool_call(c: &ToolCall<'_>) -> String {
-    let name = c.name.as_deref().unwrap_or("?");
-    let arg = c.arguments.map(|a| main_argument(a.get())).unwrap_or_default();
-    join(name, &arg)
+/// The first text of a message (either format): string content, the first `text` block, or
+/// the first tool result's output.
+pub fn first_text(message: &Value) -> Option<&str> {
+    let content = message.get("content")?;
+    if let Some(s) = content.as_str() {
+        return Some(s);
+    }
+    let blocks = content.as_array()?;
+    blocks.iter().find_map(block_text).or_else(|| {
+        blocks.iter().find_map(|b| {
+            let c = b.get("content")?;
+            c.as_str().or_else(|| c.as_array()?.iter().find_map(block_text))
+        })
+    })
+}
+
+fn block_text(b: &Value) -> Option<&str> {
+    if b.get("type")?.as_str()? == "text" {
+        b.get("text")?.as_str()
+    } else {
+        None
+    }
+}
+
+/// `read src/lib.rs`, `bash cargo test`: each tool call of a message by name and main argument.
+pub fn tool_calls(message: &Value) -> Vec<String> {
+    let Some(blocks) = message.get("content").and_then(Value::as_array) else { return Vec::new() };
+    blocks
+        .iter()
+        .filter(|b| matches!(b.get("type").and_then(Value::as_str), Some("toolCall" | "tool_use")))
+        .map(|b| {
+            let name = b.get("name").and_then(Value::as_str).unwrap_or("?");
+            let args = b.get("arguments").or_else(|| b.get("input"));
+            join(name, &args.map(main_argument).unwrap_or_default())
+        })
+        .collect()
 }
 
 /// The argument a person would want to see first.
-pub fn main_argument(raw: &str) -> String {
+pub fn main_argument(args: &Value) -> String {
     const KEYS: &[&str] = &["path", "file_path", "command", "cmd", "pattern", "query", "url", "file", "glob", "name"];
-    if raw.len() > 64 << 10 {
-        return String::new();
-    }
-    let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(raw) else {
-        return String::new();
-    };
+    let Some(map) = args.as_object() else { return String::new() };
     let pick = KEYS
         .iter()
         .find_map(|k| map.get(*k).and_then(|v| v.as_str()))
         .or_else(|| map.values().find_map(|v| v.as_str()));
-    pick.map(first_line).unwrap_or_default()
+    pick.map(|s| first_line(&prefix(s, PREVIEW_CHARS))).unwrap_or_default()
+}
+
+/// At most `n` characters of `s`.
+fn prefix(s: &str, n: usize) -> String {
+    s.chars().take(n).collect()
 }
 
 fn model_name(raw: &str) -> String {
@@ -204,7 +247,7 @@ mod tests {
         assert_eq!(tokens(12_011), "12k");
         assert_eq!(tokens(5_235), "5.2k");
         assert_eq!(tokens(950), "950");
-        assert_eq!(main_argument(r#"{"path":"src/lib.rs","limit":3}"#), "src/lib.rs");
-        assert_eq!(main_argument(r#"{"command":"cargo test\nmore"}"#), "cargo test …");
+        assert_eq!(main_argument(&serde_json::json!({"path":"src/lib.rs","limit":3})), "src/lib.rs");
+        assert_eq!(main_argument(&serde_json::json!({"command":"cargo test\nmore"})), "cargo test …");
     }
 }

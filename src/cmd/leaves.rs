@@ -8,6 +8,7 @@ use super::{io_err, Ctx, DocHead, Outcome};
 use crate::cli::FileArg;
 use crate::error::Result;
 use crate::model::Id;
+use crate::preview;
 use crate::render::{json, text};
 use crate::tree::Ix;
 
@@ -35,7 +36,15 @@ pub fn run(ctx: &Ctx, a: &FileArg, out: &mut dyn Write) -> Result<Outcome> {
         let p = &ctx.palette;
         for &i in &leaves {
             let is_latest = Some(i) == latest;
-            let row = text::entry_row(&s, i, p, ctx.width, 16 + if is_latest { 9 } else { 0 }, false);
+            let row = text::entry_row(
+                &s,
+                i,
+                &preview::describe_at(&s, i),
+                p,
+                ctx.width,
+                16 + if is_latest { 9 } else { 0 },
+                false,
+            );
             let depth = format!("depth {:>6}", s.tree.depth(i));
             let tail = if is_latest { format!(" {}", p.marker("◀ latest")) } else { String::new() };
             writeln!(out, "{}  {row}{tail}", p.dim(depth)).map_err(io_err)?;

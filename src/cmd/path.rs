@@ -8,6 +8,7 @@ use super::{io_err, Ctx, DocHead, Outcome};
 use crate::cli::PathArgs;
 use crate::error::Result;
 use crate::model::Id;
+use crate::preview;
 use crate::render::{json, text};
 use crate::session::Session;
 use crate::tree::Ix;
@@ -36,7 +37,7 @@ pub fn run(ctx: &Ctx, a: &PathArgs, out: &mut dyn Write) -> Result<Outcome> {
     } else {
         for &i in &path {
             let depth = format!("{:>4}", s.tree.depth(i));
-            let row = text::entry_row(&s, i, &ctx.palette, ctx.width, 5, false);
+            let row = text::entry_row(&s, i, &preview::describe_at(&s, i), &ctx.palette, ctx.width, 5, false);
             writeln!(out, "{} {row}", ctx.palette.dim(depth)).map_err(io_err)?;
         }
     }

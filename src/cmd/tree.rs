@@ -8,7 +8,10 @@ use serde::Serialize;
 use super::{io_err, Ctx, DocHead, Outcome};
 use crate::cli::TreeArgs;
 use crate::error::Result;
+use rayon::prelude::*;
+
 use crate::model::{Id, Kind};
+use crate::preview;
 use crate::render::{json, text};
 use crate::session::Session;
 use crate::tree::{Ix, RootReason};
@@ -87,6 +90,10 @@ fn human(ctx: &Ctx, s: &Session<'_>, collapse: Option<usize>, out: &mut dyn Writ
             on_path[i as usize] = true;
         }
     }
+    // Descriptions re-read message lines; do that in parallel, in file order.
+    let descs: Vec<preview::Description> =
+        (0..s.entries.len() as Ix).into_par_iter().map(|i| preview::describe_at(s, i)).collect();
+    let rows = Rows { ctx, s, descs, on_path, latest };
     let empty: std::rc::Rc<str> = "".into();
     for (n, &(root, reason)) in s.tree.roots().iter().enumerate() {
         if n > 0 {
@@ -101,7 +108,7 @@ fn human(ctx: &Ctx, s: &Session<'_>, collapse: Option<usize>, out: &mut dyn Writ
         let mut stack = vec![Frame { node: root, first: empty.clone(), rest: empty.clone() }];
         while let Some(f) = stack.pop() {
             let i = f.node;
-            print_row(ctx, s, i, &f.first, on_path[i as usize], Some(i) == latest, out)?;
+            rows.print(i, &f.first, out)?;
             let kids = s.tree.children(i);
             match kids.len() {
                 0 => {}
@@ -110,7 +117,7 @@ fn human(ctx: &Ctx, s: &Session<'_>, collapse: Option<usize>, out: &mut dyn Writ
                     if let Some(limit) = collapse {
                         let run = linear_run(s, next, latest);
                         if run.len() > limit.max(2) {
-                            print_row(ctx, s, next, &f.rest, on_path[next as usize], false, out)?;
+                            rows.print(next, &f.rest, out)?;
                             let folded = run.len() - 2;
                             writeln!(out, "{}{}", f.rest, p.dim(format!("┆ ... {folded} entries ...")))?;
                             next = run[run.len() - 1];
@@ -150,19 +157,24 @@ fn linear_run(s: &Session<'_>, start: Ix, latest: Option<Ix>) -> Vec<Ix> {
     run
 }
 
-fn print_row(
-    ctx: &Ctx,
-    s: &Session<'_>,
-    i: Ix,
-    prefix: &str,
-    on_path: bool,
-    is_latest: bool,
-    out: &mut dyn Write,
-) -> std::io::Result<()> {
-    let p = &ctx.palette;
-    let mark = if on_path { p.marker("•") } else { " ".to_string() };
-    let used = prefix.chars().count() + 2 + if is_latest { 9 } else { 0 };
-    let row = text::entry_row(s, i, p, ctx.width, used, !on_path && p.is_on());
-    let tail = if is_latest { format!(" {}", p.marker("◀ latest")) } else { String::new() };
-    writeln!(out, "{}{mark} {row}{tail}", p.dim(prefix))
+/// What every row of one rendering shares.
+struct Rows<'c, 's, 'a> {
+    ctx: &'c Ctx,
+    s: &'s Session<'a>,
+    descs: Vec<preview::Description>,
+    on_path: Vec<bool>,
+    latest: Option<Ix>,
+}
+
+impl Rows<'_, '_, '_> {
+    fn print(&self, i: Ix, prefix: &str, out: &mut dyn Write) -> std::io::Result<()> {
+        let p = &self.ctx.palette;
+        let on_path = self.on_path[i as usize];
+        let is_latest = Some(i) == self.latest;
+        let mark = if on_path { p.marker("•") } else { " ".to_string() };
+        let used = prefix.chars().count() + 2 + if is_latest { 9 } else { 0 };
+        let row = text::entry_row(self.s, i, &self.descs[i as usize], p, self.ctx.width, used, !on_path && p.is_on());
+        let tail = if is_latest { format!(" {}", p.marker("◀ latest")) } else { String::new() };
+        writeln!(out, "{}{mark} {row}{tail}", p.dim(prefix))
+    }
 }

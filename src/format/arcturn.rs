@@ -128,7 +128,7 @@ fn decode<'a>(b: &'a [u8], line: &Line) -> LineResult<'a> {
     let kind_name = raw.kind.as_ref().or(raw.ty.as_ref()).map(|k| k.0.clone());
     if kind_name.as_deref() == Some("session") {
         return Ok((
-            Record::Header(Header {
+            Record::Header(Box::new(Header {
                 line: n,
                 span: line.span.clone(),
                 id: raw.id.map(|i| match i.0 {
@@ -139,7 +139,7 @@ fn decode<'a>(b: &'a [u8], line: &Line) -> LineResult<'a> {
                 cwd: cow(raw.cwd),
                 created: raw.timestamp.ms(),
                 version: num(raw.version),
-            }),
+            })),
             notes,
         ));
     }
@@ -212,9 +212,9 @@ fn decode<'a>(b: &'a [u8], line: &Line) -> LineResult<'a> {
         id: id.0,
         parent,
         timestamp: raw.timestamp.ms(),
-        message,
-        compaction,
-        state,
+        message: message.map(Box::new),
+        compaction: compaction.map(Box::new),
+        state: state.map(Box::new),
         label: text_of(raw.label),
     };
     Ok((Record::Entry(entry), notes))
@@ -257,14 +257,12 @@ fn message<'a>(m: RawMessage<'a>, n: u32, notes: &mut Vec<Finding>) -> Message<'
             tool_name: cow(m.tool_name),
             is_error: m.is_error.unwrap_or(false),
             offloaded_path,
-            text: m.content.text.clone(),
         });
     }
     Message {
         role,
         role_name,
         timestamp: m.timestamp.ms(),
-        text: m.content.text,
         blocks: m.content.blocks,
         tool_calls: m.content.tool_calls,
         tool_results,

@@ -122,17 +122,17 @@ fn decode<'a>(b: &'a [u8], line: &Line) -> LineResult<'a> {
     match kind_name.as_deref() {
         Some("meta") => {
             return Ok((
-                Record::Header(Header {
+                Record::Header(Box::new(Header {
                     line: n,
                     span: line.span.clone(),
                     created: raw.created.ms(),
                     version: num(raw.format_version),
                     ..Header::default()
-                }),
+                })),
                 notes,
             ))
         }
-        Some("obs") => return Ok((Record::Observation(observation(raw, line, &mut notes)), notes)),
+        Some("obs") => return Ok((Record::Observation(Box::new(observation(raw, line, &mut notes))), notes)),
         _ => {}
     }
     let kind = match kind_name.as_deref() {
@@ -180,7 +180,7 @@ fn decode<'a>(b: &'a [u8], line: &Line) -> LineResult<'a> {
         id: id.0,
         parent,
         timestamp: None,
-        message,
+        message: message.map(Box::new),
         compaction: None,
         state: None,
         label: None,
@@ -210,12 +210,10 @@ fn message<'a>(m: RawMessage<'a>, n: u32, notes: &mut Vec<Finding>) -> Message<'
     for t in &c.unknown_types {
         notes.push(unknown(Code::UnknownBlock, n, "content block type", t));
     }
-    let text = c.text.or_else(|| c.tool_results.iter().find_map(|r| r.text.clone()));
     Message {
         role,
         role_name,
         timestamp: None,
-        text,
         blocks: c.blocks,
         tool_calls: c.tool_calls,
         tool_results: c.tool_results,

@@ -236,7 +236,6 @@ pub fn text_of(raw: Option<&RawValue>) -> Option<Text<'_>> {
 /// are kept raw; only what indexing and previews need is pulled out.
 #[derive(Debug, Default)]
 pub struct Content<'a> {
-    pub text: Option<Text<'a>>,
     pub blocks: Blocks,
     pub tool_calls: Vec<ToolCall<'a>>,
     pub tool_results: Vec<ToolResult<'a>>,
@@ -251,11 +250,10 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a string or an array of content blocks")
             }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(Content { text: Some(Text::Plain(Cow::Borrowed(v))), ..Content::default() })
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(Content { text: Some(Text::Plain(Cow::Owned(v.to_string()))), ..Content::default() })
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                let mut c = Content::default();
+                c.blocks.text = 1;
+                Ok(c)
             }
             fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
                 Ok(Content::default())
@@ -280,17 +278,12 @@ impl<'a> Content<'a> {
         };
         let ty = b.ty.as_ref().map(|t| t.0.as_ref()).unwrap_or("");
         match ty {
-            "text" => {
-                self.blocks.text += 1;
-                if self.text.is_none() {
-                    self.text = text_of(b.text);
-                }
-            }
+            "text" => self.blocks.text += 1,
             "thinking" | "redacted_thinking" => self.blocks.thinking += 1,
             "image" => self.blocks.image += 1,
             "toolCall" | "tool_use" => {
                 self.blocks.tool_call += 1;
-                self.tool_calls.push(ToolCall { id: cow(b.id), name: cow(b.name), arguments: b.arguments.or(b.input) });
+                self.tool_calls.push(ToolCall { id: cow(b.id), name: cow(b.name) });
             }
             "tool_result" => {
                 self.blocks.tool_result += 1;
@@ -299,7 +292,6 @@ impl<'a> Content<'a> {
                     tool_name: None,
                     is_error: b.is_error.unwrap_or(false),
                     offloaded_path: None,
-                    text: b.content.and_then(first_text),
                 });
             }
             "compaction" => self.blocks.server_compaction += 1,
@@ -313,22 +305,6 @@ impl<'a> Content<'a> {
                 }
             }
         }
-    }
-}
-
-/// The first text of a tool result's content: a string, or the first `text` block.
-pub fn first_text(raw: &RawValue) -> Option<Text<'_>> {
-    let s = raw.get();
-    if s.starts_with('[') {
-        #[derive(Deserialize)]
-        struct T<'a> {
-            #[serde(borrow)]
-            text: Option<&'a RawValue>,
-        }
-        let blocks: Vec<Option<T>> = serde_json::from_str(s).ok()?;
-        blocks.into_iter().flatten().find_map(|t| text_of(t.text))
-    } else {
-        text_of(Some(raw))
     }
 }
 
@@ -376,25 +352,19 @@ impl<'de: 'a, 'a> Deserialize<'de> for Block<'a> {
     }
 }
 
-/// The fields of a content block that either format uses; the rest is skipped.
+/// The fields of a content block that either format uses. Payloads (text, thinking,
+/// arguments, tool output) are not declared, so the parser skips them without unescaping
+/// or copying: they are most of the bytes, and only views that show them re-read them.
 #[derive(Deserialize)]
 struct RawBlock<'a> {
     #[serde(borrow, rename = "type")]
     ty: Option<Str<'a>>,
     #[serde(borrow)]
-    text: Option<&'a RawValue>,
-    #[serde(borrow)]
     id: Option<Str<'a>>,
     #[serde(borrow)]
     name: Option<Str<'a>>,
     #[serde(borrow)]
-    arguments: Option<&'a RawValue>,
-    #[serde(borrow)]
-    input: Option<&'a RawValue>,
-    #[serde(borrow)]
     tool_use_id: Option<Str<'a>>,
-    #[serde(borrow)]
-    content: Option<&'a RawValue>,
     is_error: Option<bool>,
 }
 
@@ -411,7 +381,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(c.blocks.thinking, 1);
-        assert_eq!(c.text.unwrap().decode(), "hi\n");
+        assert_eq!(c.blocks.text, 1);
         assert_eq!(c.tool_calls[0].name.as_deref(), Some("read"));
         assert_eq!(c.unknown_types, vec!["weird"]);
         assert_eq!(c.blocks.unknown, 2);

@@ -31,9 +31,10 @@ const DETECT_LINES: usize = 50;
 
 /// What one line decoded to.
 pub enum Record<'a> {
-    Header(Header<'a>),
+    // Boxed so that the common case (an entry) sets the size of every line's result.
+    Header(Box<Header<'a>>),
     Entry(Entry<'a>),
-    Observation(Observation<'a>),
+    Observation(Box<Observation<'a>>),
     /// A record that is not a tree node (an unknown kind without an id): counted, shown by
     /// `show`/`query`, never silently dropped.
     Other,
@@ -215,7 +216,9 @@ pub fn repair_lone_surrogates(b: &[u8]) -> Option<Vec<u8>> {
     let mut fixed: Option<Vec<u8>> = None;
     let mut skip_until = 0;
     for at in memchr::memmem::find_iter(b, b"\\u") {
-        if at < skip_until || !is_escape_start(b, at) {
+        // Surrogates are \uD800-\uDFFF: look at the next byte before anything else, since
+        // files that escape all non-ASCII text have an escape every few bytes.
+        if at < skip_until || b.get(at + 2).is_none_or(|&c| c | 0x20 != b'd') || !is_escape_start(b, at) {
             continue;
         }
         let Some(v) = hex_at(b, at + 2) else { continue };
@@ -245,9 +248,11 @@ fn is_escape_start(b: &[u8], at: usize) -> bool {
 }
 
 fn hex_at(b: &[u8], at: usize) -> Option<u32> {
-    let h = b.get(at..at + 4)?;
-    let s = std::str::from_utf8(h).ok()?;
-    u32::from_str_radix(s, 16).ok().filter(|_| h.iter().all(u8::is_ascii_hexdigit))
+    let mut v = 0;
+    for &c in b.get(at..at + 4)? {
+        v = v * 16 + (c as char).to_digit(16)?;
+    }
+    Some(v)
 }
 
 /// Put per-line results together in file order, apply the torn-tail rule, and fold
@@ -271,9 +276,13 @@ fn assemble<'a>(
     let mut folded: BTreeMap<(Code, String), (u32, Vec<u32>)> = BTreeMap::new();
     let mut last_content: Option<(u32, bool, usize)> = None; // line, terminated, findings len before it
     let mut first_content_line = None;
+    let mut blank_at = Vec::new();
     for out in outs {
         if out.blank {
             d.blank_lines += 1;
+            if blank_at.len() < 10 {
+                blank_at.push(out.line);
+            }
             continue;
         }
         first_content_line.get_or_insert(out.line);
@@ -311,11 +320,11 @@ fn assemble<'a>(
                     ));
                 }
                 if d.header.is_none() {
-                    d.header = Some(h);
+                    d.header = Some(*h);
                 }
             }
             Some(Record::Entry(e)) => d.entries.push(e),
-            Some(Record::Observation(o)) => d.observations.push(o),
+            Some(Record::Observation(o)) => d.observations.push(*o),
             Some(Record::Other) => d.others += 1,
             None => {}
         }
@@ -351,7 +360,13 @@ fn assemble<'a>(
         ));
     }
     if d.blank_lines > 0 {
-        d.findings.push(Finding::new(Code::BlankLines, None, format!("{} blank line(s) skipped", d.blank_lines)));
+        let list: Vec<String> = blank_at.iter().map(u32::to_string).collect();
+        let more = if d.blank_lines as usize > blank_at.len() { ", ..." } else { "" };
+        d.findings.push(Finding::new(
+            Code::BlankLines,
+            blank_at.first().copied(),
+            format!("{} blank line(s) skipped (line {}{more})", d.blank_lines, list.join(", ")),
+        ));
     }
     for ((code, message), (count, lines)) in folded {
         let first = lines.first().copied();

@@ -29,9 +29,16 @@ const LABEL_WIDTH: usize = 12;
 
 /// One entry as a row: `id  label  preview  badges`, fitted to `width` columns (the
 /// caller's indentation already took `used` of them).
-pub fn entry_row(s: &Session<'_>, i: Ix, p: &Palette, width: usize, used: usize, dim: bool) -> String {
+pub fn entry_row(
+    s: &Session<'_>,
+    i: Ix,
+    d: &preview::Description,
+    p: &Palette,
+    width: usize,
+    used: usize,
+    dim: bool,
+) -> String {
     let e = s.entry(i);
-    let d = preview::describe(e);
     let id = e.id.short();
     let label = sanitize::inline(&d.label);
     let label_cell = format!("{label:<LABEL_WIDTH$}");
