@@ -100,7 +100,7 @@ pub struct TreeArgs {
     /// Session file (`-` for stdin; default: the newest session of this project).
     pub file: Option<String>,
     /// Fold linear runs longer than N entries into `... N entries ...`.
-    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "6")]
+    #[arg(long, value_name = "N", num_args = 0..=1, require_equals = true, default_missing_value = "6")]
     pub collapse: Option<usize>,
 }
 

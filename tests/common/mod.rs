@@ -1,0 +1,107 @@
+//! Shared helpers for the integration tests: run the real binary with a clean environment,
+//! parse its JSON, compare with goldens (`ARCTURN_BLESS=1` rewrites them).
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+pub struct Out {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Out {
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not one JSON document ({e}):\n{}", self.stdout))
+    }
+
+    pub fn ndjson(&self) -> Vec<serde_json::Value> {
+        self.stdout.lines().map(|l| serde_json::from_str(l).expect("NDJSON line")).collect()
+    }
+}
+
+/// The binary with every environment variable that changes output cleared.
+pub fn cmd() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_arcturn-inspect"));
+    for k in ["NO_COLOR", "CLICOLOR_FORCE", "COLUMNS", "HOME"] {
+        c.env_remove(k);
+    }
+    c.env("COLUMNS", "100");
+    c.current_dir(root());
+    c
+}
+
+pub fn run(args: &[&str]) -> Out {
+    let o = cmd().args(args).stdin(Stdio::null()).output().expect("run binary");
+    Out {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+pub fn run_stdin(args: &[&str], input: &[u8]) -> Out {
+    use std::io::Write;
+    let mut child =
+        cmd().args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let o = child.wait_with_output().unwrap();
+    Out {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn testdata(rel: &str) -> String {
+    format!("testdata/{rel}")
+}
+
+/// Every session file under testdata/, sorted.
+pub fn all_testdata() -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![root().join("testdata")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                out.push(p.strip_prefix(root()).unwrap().to_string_lossy().into_owned());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Compare `actual` with `tests/golden/<name>`; `ARCTURN_BLESS=1` writes it instead.
+pub fn golden(name: &str, actual: &str) {
+    let path = root().join("tests/golden").join(name);
+    if std::env::var_os("ARCTURN_BLESS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|_| panic!("missing golden {}: run `ARCTURN_BLESS=1 cargo test` to create it", path.display()));
+    if name.ends_with(".json") {
+        let a: serde_json::Value = serde_json::from_str(actual).expect("actual JSON");
+        let e: serde_json::Value = serde_json::from_str(&expected).expect("golden JSON");
+        assert_eq!(a, e, "JSON differs from golden {name} (ARCTURN_BLESS=1 to accept)");
+    } else {
+        assert_eq!(actual, expected, "output differs from golden {name} (ARCTURN_BLESS=1 to accept)");
+    }
+}
+
+pub fn temp_file(dir: &Path, name: &str, bytes: &[u8]) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p.to_string_lossy().into_owned()
+}
