@@ -1,0 +1,296 @@
+//! Throughput of `arcturn-inspect` on a generated 1 GiB arcturn session, next to `wc -l`
+//! (the floor) and `jq -c .id` (the usual tool), all measured in the same run.
+//!
+//! `cargo bench --bench throughput` builds the release binary, generates
+//! `target/bench-data/session-1g.jsonl` once (reused afterwards), times each command
+//! `BENCH_RUNS` times (default 3) and prints a Markdown table of medians, ratios to `wc -l`
+//! and peak RSS; the table is also written to `target/bench-data/results.md`.
+//!
+//! Environment: `BENCH_SIZE_MB` (default 1024), `BENCH_RUNS` (default 3),
+//! `BENCH_SKIP_JQ=1` (jq takes ~10 s per run on 1 GiB).
+//!
+//! Absolute times vary between runs on shared machines; compare the ratios (PERF.md).
+//! Peak RSS comes from GNU time (`/usr/bin/time`, Debian package `time`): a child's
+//! peak is only visible to its parent through wait4, which std does not expose. It counts
+//! the touched pages of a memory-mapped input, so a reader that maps the file shows about
+//! the file's size plus its heap.
+
+#[path = "../tests/gen/mod.rs"]
+mod gen;
+
+use std::env;
+use std::fmt::Write as _;
+use std::fs;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+const GNU_TIME: &str = "/usr/bin/time";
+const SEED: u64 = 1;
+
+fn main() -> ExitCode {
+    // `cargo bench` passes --bench; `cargo test --all-targets` runs this binary without it,
+    // and must not spend minutes generating and timing a gigabyte.
+    if !env::args().any(|a| a == "--bench") {
+        eprintln!("throughput: skipped (run it with `cargo bench --bench throughput`)");
+        return ExitCode::SUCCESS;
+    }
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("throughput: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// One command to time. `n/a` rows (a subcommand not written yet) keep the table whole.
+struct Bench {
+    label: String,
+    program: PathBuf,
+    args: Vec<String>,
+}
+
+struct Outcome {
+    median: Duration,
+    peak_rss_kib: Option<u64>,
+    stdout: Vec<u8>,
+}
+
+fn run() -> Result<(), String> {
+    let size_mb = env_u64("BENCH_SIZE_MB", 1024)?;
+    let runs = env_u64("BENCH_RUNS", 3)?.max(1) as usize;
+    let skip_jq = env::var("BENCH_SKIP_JQ").is_ok_and(|v| v == "1");
+
+    // The bench runs from target/<profile>/deps/, and `cargo bench` shares the release
+    // profile's directory, so the binary under test sits next to `deps`.
+    let exe = env::current_exe().map_err(|e| format!("cannot locate the bench executable: {e}"))?;
+    let profile_dir = exe.parent().and_then(Path::parent).ok_or("unexpected bench executable location")?;
+    let target_dir = profile_dir.parent().ok_or("unexpected bench executable location")?;
+    let data_dir = target_dir.join("bench-data");
+    fs::create_dir_all(&data_dir).map_err(|e| format!("{}: {e}", data_dir.display()))?;
+
+    let binary = build_binary(profile_dir)?;
+    let file = ensure_session(&data_dir, size_mb)?;
+    let file_arg = file.to_string_lossy().into_owned();
+    let file_size = fs::metadata(&file).map_err(|e| format!("{}: {e}", file.display()))?.len();
+
+    let gnu_time = Path::new(GNU_TIME).is_file();
+    if !gnu_time {
+        eprintln!("note: {GNU_TIME} not found, peak RSS will read n/a (install the Debian package `time`)");
+    }
+
+    let mut benches =
+        vec![Bench { label: "`wc -l`".into(), program: "wc".into(), args: vec!["-l".into(), file_arg.clone()] }];
+    if skip_jq {
+        eprintln!("note: BENCH_SKIP_JQ=1, skipping jq");
+    } else if which("jq").is_some() {
+        benches.push(Bench {
+            label: "`jq -c .id`".into(),
+            program: "jq".into(),
+            args: vec!["-c".into(), ".id".into(), file_arg.clone()],
+        });
+    } else {
+        eprintln!("note: jq not found on PATH, skipping it");
+    }
+    for args in [&["check"][..], &["tree", "--json"], &["leaves"], &["stats", "--json"]] {
+        let mut argv: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        argv.push(file_arg.clone());
+        benches.push(Bench {
+            label: format!("`arcturn-inspect {}`", args.join(" ")),
+            program: binary.clone(),
+            args: argv,
+        });
+    }
+
+    // Time against a warm page cache, as PERF.md does: one untimed pass first.
+    time_once(&benches[0], false)?;
+
+    let mut rows = Vec::new();
+    let mut lines = None;
+    for b in &benches {
+        eprintln!("timing {} ({runs} runs)", b.label);
+        match time_runs(b, runs, gnu_time) {
+            Ok(o) => {
+                if lines.is_none() && b.program == Path::new("wc") {
+                    lines = String::from_utf8_lossy(&o.stdout).split_whitespace().next().map(String::from);
+                }
+                rows.push((b.label.clone(), Ok(o)));
+            }
+            Err(why) => {
+                eprintln!("  n/a: {why}");
+                rows.push((b.label.clone(), Err(why)));
+            }
+        }
+    }
+
+    let table = render(&file, file_size, lines.as_deref(), runs, &rows);
+    let results = data_dir.join("results.md");
+    fs::write(&results, &table).map_err(|e| format!("{}: {e}", results.display()))?;
+    eprintln!("wrote {}", results.display());
+    print!("{table}");
+    Ok(())
+}
+
+fn env_u64(name: &str, default: u64) -> Result<u64, String> {
+    match env::var(name) {
+        Ok(v) => v.trim().parse().map_err(|_| format!("{name}={v:?} is not a whole number")),
+        Err(_) => Ok(default),
+    }
+}
+
+fn which(program: &str) -> Option<PathBuf> {
+    env::split_paths(&env::var_os("PATH")?).map(|dir| dir.join(program)).find(|p| p.is_file())
+}
+
+/// Always rebuilds: cargo makes it a no-op when nothing changed, and timing a stale
+/// binary would silently measure old code.
+fn build_binary(profile_dir: &Path) -> Result<PathBuf, String> {
+    let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    eprintln!("building the release binary");
+    let status = Command::new(&cargo)
+        .args(["build", "--release", "--bin", "arcturn-inspect"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .map_err(|e| format!("cannot run {}: {e}", cargo.to_string_lossy()))?;
+    let binary = profile_dir.join(format!("arcturn-inspect{}", env::consts::EXE_SUFFIX));
+    if !status.success() {
+        return Err(format!("`cargo build --release --bin arcturn-inspect` failed ({status})"));
+    }
+    if !binary.is_file() {
+        return Err(format!("the build succeeded but {} does not exist", binary.display()));
+    }
+    Ok(binary)
+}
+
+/// Generates the session once; later runs reuse it. Written under a temporary name and
+/// renamed, so an interrupted generation is never mistaken for a finished file.
+fn ensure_session(data_dir: &Path, size_mb: u64) -> Result<PathBuf, String> {
+    let name = if size_mb % 1024 == 0 {
+        format!("session-{}g.jsonl", size_mb / 1024)
+    } else {
+        format!("session-{size_mb}m.jsonl")
+    };
+    let path = data_dir.join(name);
+    let target = size_mb << 20;
+    // The generator stops at the first turn boundary past the target, never before it.
+    if fs::metadata(&path).is_ok_and(|m| m.len() >= target) {
+        eprintln!("reusing {}", path.display());
+        return Ok(path);
+    }
+    let tmp = path.with_extension("jsonl.tmp");
+    eprintln!("generating {} ({size_mb} MiB)", path.display());
+    let start = Instant::now();
+    let summary = generate(&tmp, target).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    fs::rename(&tmp, &path).map_err(|e| format!("{}: {e}", path.display()))?;
+    eprintln!(
+        "generated in {:.1} s: {} lines, {} entries, {} leaves, max depth {}, longest line {} bytes, {:.1}% escape bytes",
+        start.elapsed().as_secs_f64(),
+        summary.lines,
+        summary.entries,
+        summary.leaves,
+        summary.max_depth,
+        summary.max_line_bytes,
+        100.0 * summary.escape_bytes as f64 / summary.bytes as f64,
+    );
+    Ok(path)
+}
+
+fn generate(path: &Path, target: u64) -> io::Result<gen::GenSummary> {
+    let mut w = BufWriter::with_capacity(1 << 20, fs::File::create(path)?);
+    let summary = gen::arcturn_session(&mut w, target, SEED)?;
+    w.flush()?;
+    Ok(summary)
+}
+
+fn time_runs(b: &Bench, runs: usize, gnu_time: bool) -> Result<Outcome, String> {
+    let mut times = Vec::with_capacity(runs);
+    let mut peak = None;
+    let mut stdout = Vec::new();
+    for _ in 0..runs {
+        let (elapsed, rss, out) = time_once(b, gnu_time)?;
+        times.push(elapsed);
+        peak = peak.max(rss);
+        stdout = out;
+    }
+    times.sort();
+    Ok(Outcome { median: times[times.len() / 2], peak_rss_kib: peak, stdout })
+}
+
+/// Runs the command once: wall time, peak RSS in KiB when GNU time is there, and stdout
+/// for `wc` (the line count); other commands' output goes to /dev/null, as `> /dev/null`.
+fn time_once(b: &Bench, gnu_time: bool) -> Result<(Duration, Option<u64>, Vec<u8>), String> {
+    let rss_file = env::temp_dir().join(format!("throughput-rss-{}", std::process::id()));
+    let mut cmd = if gnu_time {
+        // -o keeps time's report apart from the command's own stderr.
+        let mut c = Command::new(GNU_TIME);
+        c.arg("-f").arg("%M").arg("-o").arg(&rss_file).arg(&b.program);
+        c
+    } else {
+        Command::new(&b.program)
+    };
+    let keep_stdout = b.program == Path::new("wc");
+    cmd.args(&b.args)
+        .stdin(Stdio::null())
+        .stdout(if keep_stdout { Stdio::piped() } else { Stdio::null() })
+        .stderr(Stdio::piped());
+
+    let start = Instant::now();
+    let out = cmd.output().map_err(|e| format!("cannot run {}: {e}", b.program.display()))?;
+    let elapsed = start.elapsed();
+
+    // check exits 1 when it has findings: a normal answer. 2 or more is an error, which
+    // includes "unrecognized subcommand" while a command is not written yet.
+    let code = out.status.code();
+    if !matches!(code, Some(0 | 1)) {
+        let first = String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or("").to_string();
+        let code = code.map_or("a signal".to_string(), |c| format!("status {c}"));
+        return Err(format!("exited with {code}: {first}"));
+    }
+    let rss = if gnu_time {
+        let report = fs::read_to_string(&rss_file).unwrap_or_default();
+        let _ = fs::remove_file(&rss_file);
+        // time puts "Command exited with non-zero status N" before the figures.
+        report.lines().last().and_then(|l| l.trim().parse().ok())
+    } else {
+        None
+    };
+    Ok((elapsed, rss, out.stdout))
+}
+
+fn render(
+    file: &Path,
+    size: u64,
+    lines: Option<&str>,
+    runs: usize,
+    rows: &[(String, Result<Outcome, String>)],
+) -> String {
+    let floor = rows.first().and_then(|(_, r)| r.as_ref().ok()).map(|o| o.median);
+    let mut t = String::new();
+    let _ = writeln!(t, "File: `{}`", file.display());
+    let _ = writeln!(
+        t,
+        "Size: {:.2} GiB ({size} bytes), {} lines; median of {runs} runs, warm page cache, {} CPUs",
+        size as f64 / (1u64 << 30) as f64,
+        lines.unwrap_or("?"),
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+    );
+    let _ = writeln!(t);
+    let _ = writeln!(t, "| command | median s | ratio to `wc -l` | peak RSS MiB |");
+    let _ = writeln!(t, "|---|---:|---:|---:|");
+    for (label, r) in rows {
+        match r {
+            Ok(o) => {
+                let secs = o.median.as_secs_f64();
+                let ratio = floor.map_or("?".to_string(), |f| format!("{:.1}x", secs / f.as_secs_f64()));
+                let rss = o.peak_rss_kib.map_or("n/a".to_string(), |k| format!("{:.1}", k as f64 / 1024.0));
+                let _ = writeln!(t, "| {label} | {secs:.3} | {ratio} | {rss} |");
+            }
+            Err(_) => {
+                let _ = writeln!(t, "| {label} | n/a | n/a | n/a |");
+            }
+        }
+    }
+    t
+}
