@@ -5,6 +5,7 @@
 pub mod check;
 pub mod leaves;
 pub mod path;
+pub mod query;
 pub mod show;
 pub mod tree;
 
@@ -26,6 +27,8 @@ pub enum Outcome {
     Success,
     /// Exit 1: the command ran fine and the answer is negative (`check` found errors).
     Negative,
+    /// A command-specific status, already explained on stderr (`query` keeps jq's 3, 4, 5).
+    Code(u8),
 }
 
 /// What every command gets: the global flags and the decided presentation.
@@ -183,6 +186,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
         Command::Leaves(a) => leaves::run(&ctx, &a, out),
         Command::Show(a) => show::run(&ctx, &a, out),
         Command::Check(a) => check::run(&ctx, &a, out),
+        Command::Query(a) => query::run(&ctx, &a, out),
     }?;
     out.flush().map_err(|e| Error::Io { path: "<stdout>".into(), source: e })?;
     Ok(outcome)
