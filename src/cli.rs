@@ -24,6 +24,7 @@ pub struct Cli {
 
 /// Flags every command takes.
 #[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Global options")]
 pub struct Global {
     /// Machine output: one JSON document per input (NDJSON when several).
     #[arg(long, global = true)]
@@ -134,6 +135,7 @@ Inputs: every line of the file except the session header (entries, and crab `obs
 in file order; --path, --leaves and --kind narrow them. Each input also binds $__file and
 $__line (its file and 1-based line); `input_filename` and `input_line_number` give the same
 for the record read last (after `input`/`inputs`). $ENV and $ARGS work as in jq.
+Output is indented JSON, coloured on a terminal only; --json means compact and never coloured.
 
 Exit status: 0 ok; 1 with -e when the last output was false or null; 2 usage error or a
 damaged/unreadable input (after printing what it could); 3 the filter does not compile (the
@@ -147,7 +149,7 @@ Examples:
   arcturn-inspect query --kind obs -c 'select(.obs == \"tool_call\") | {tool, duration_ms}' crab.jsonl
   arcturn-inspect query --path -r '\"\\($__line) \\(.kind)\"' s.jsonl
   arcturn-inspect query --arg tool read '.. | objects | select(.name? == $tool)' s.jsonl
-  arcturn-inspect query -n '[inputs | .message.role] | group_by(.) | map({(.[0]): length}) | add' s.jsonl";
+  arcturn-inspect query -n '[inputs | .message.role // empty] | group_by(.) | map([.[0], length])' s.jsonl";
 
 /// `query FILTER FILE...`: jq's flags keep jq's meanings.
 #[derive(Debug, Args)]

@@ -11,6 +11,10 @@ use arcturn_inspect::sanitize;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    if std::env::args_os().len() <= 1 {
+        let _ = io::stderr().lock().write_all(cmd::overview().as_bytes());
+        return ExitCode::from(2);
+    }
     let cli = Cli::parse();
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(64 << 10, stdout.lock());

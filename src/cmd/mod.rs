@@ -192,6 +192,32 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
     Ok(outcome)
 }
 
+/// What `arcturn-inspect` with no arguments prints (on stderr, like jq and ripgrep do with a
+/// usage error): the commands and the invocations people start with. Built from the clap
+/// definitions, so a new command shows up here by itself.
+pub fn overview() -> String {
+    let cmd = crate::cli::command();
+    let mut s = format!(
+        "arcturn-inspect {}: inspect arcturn and crab coding-agent sessions (read-only).\n\n\
+         Usage: arcturn-inspect <COMMAND> [FILE]...   (no FILE: the newest session of this project)\n\nCommands:\n",
+        cmd.get_version().unwrap_or_default()
+    );
+    let subs: Vec<&clap::Command> = cmd.get_subcommands().filter(|c| c.get_name() != "help").collect();
+    let width = subs.iter().map(|c| c.get_name().len()).max().unwrap_or(0);
+    for c in subs {
+        let about = c.get_about().map(|a| a.to_string()).unwrap_or_default();
+        s.push_str(&format!("  {:width$}  {about}\n", c.get_name()));
+    }
+    s.push_str(
+        "\nMost common:\n\
+         \x20 arcturn-inspect tree session.jsonl\n\
+         \x20 arcturn-inspect check session.jsonl\n\
+         \x20 arcturn-inspect query 'select(.kind == \"message\") | .message.role' session.jsonl\n\n\
+         More: arcturn-inspect --help, arcturn-inspect <COMMAND> --help, man arcturn-inspect\n",
+    );
+    s
+}
+
 /// Map a write error on stdout to the error type (a closed pipe is handled by `main`).
 pub fn io_err(e: io::Error) -> Error {
     Error::Io { path: "<stdout>".into(), source: e }

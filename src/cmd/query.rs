@@ -50,6 +50,7 @@ pub fn run(ctx: &Ctx, a: &QueryArgs, out: &mut dyn Write) -> Result<Outcome> {
     };
 
     let files = ctx.expand(&files)?;
+    let single = files.len() == 1;
     let tally = RefCell::new(Tally::default());
     let selection = Selection { path: a.path.clone(), leaves: a.leaves, kind: a.kind.clone() };
     let records = Records { ctx, files: files.into(), selection, current: None, tally: &tally };
@@ -120,6 +121,8 @@ pub fn run(ctx: &Ctx, a: &QueryArgs, out: &mut dyn Write) -> Result<Outcome> {
     match (tally.unreadable, tally.damaged.as_slice()) {
         (0, []) => {}
         (0, [(path, count)]) => return Err(Error::Damaged { path: path.clone(), count: *count }),
+        // The one input's error was printed already; a summary would only repeat it.
+        (1, []) if single => return Ok(Outcome::Code(2)),
         (n, d) => {
             let mut parts = Vec::new();
             if n > 0 {
