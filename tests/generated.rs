@@ -231,11 +231,7 @@ fn man_page_and_completions_are_current() {
             Err(_) => stale.push(format!("{} is missing", rel.display())),
         }
     }
-    assert!(
-        stale.is_empty(),
-        "{}\nrun `ARCTURN_BLESS=1 cargo test --test generated` to regenerate",
-        stale.join("\n")
-    );
+    assert!(stale.is_empty(), "{}\nrun `ARCTURN_BLESS=1 cargo test --test generated` to regenerate", stale.join("\n"));
 }
 
 #[test]
