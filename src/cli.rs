@@ -133,8 +133,9 @@ pub struct CheckArgs {
 const QUERY_HELP: &str = "\
 Inputs: every line of the file except the session header (entries, and crab `obs` records),
 in file order; --path, --leaves and --kind narrow them. Each input also binds $__file and
-$__line (its file and 1-based line); `input_filename` and `input_line_number` give the same
-for the record read last (after `input`/`inputs`). $ENV and $ARGS work as in jq.
+$__line (its file and 1-based line; null with -s and -n); `input_filename` and
+`input_line_number` give the same for the record read last (after `input`/`inputs`).
+$ENV and $ARGS work as in jq.
 Output is indented JSON, coloured on a terminal only; --json means compact and never coloured.
 
 Exit status: 0 ok; 1 with -e when the last output was false or null; 2 usage error or a

@@ -285,3 +285,10 @@ fn coloured_only_when_forced_or_on_a_terminal() {
     let out = bin().args(["query", "--json", f, ARCTURN]).env("CLICOLOR_FORCE", "1").output().unwrap();
     assert!(!out.stdout.contains(&0x1b));
 }
+
+#[test]
+fn null_input_needs_no_session() {
+    // No FILE: the default input is looked for only when the filter reads a record.
+    let (code, out, err) = run(&["query", "-n", "1 + 1"]);
+    assert_eq!((code, out.as_str(), err.as_str()), (0, "2\n", ""));
+}

@@ -49,11 +49,14 @@ pub fn run(ctx: &Ctx, a: &QueryArgs, out: &mut dyn Write) -> Result<Outcome> {
         }
     };
 
-    let files = ctx.expand(&files)?;
-    let single = files.len() == 1;
+    // With no FILE, the default input (stdin or the newest session) is found only when the
+    // filter first reads a record: `query -n '1 + 1'` needs no session at all.
+    let default_input = files.is_empty();
+    let files = if default_input { Vec::new() } else { ctx.expand(&files)? };
+    let single = default_input || files.len() == 1;
     let tally = RefCell::new(Tally::default());
     let selection = Selection { path: a.path.clone(), leaves: a.leaves, kind: a.kind.clone() };
-    let records = Records { ctx, files: files.into(), selection, current: None, tally: &tally };
+    let records = Records { ctx, files: files.into(), default_input, selection, current: None, tally: &tally };
 
     let terminal = io::stdout().is_terminal();
     let layout = Layout {
@@ -187,6 +190,8 @@ struct Tally {
 struct Records<'c, 't> {
     ctx: &'c Ctx,
     files: VecDeque<String>,
+    /// No FILE was named: find the default input when the first record is needed.
+    default_input: bool,
     selection: Selection,
     current: Option<Open>,
     tally: &'t RefCell<Tally>,
@@ -229,16 +234,27 @@ impl Iterator for Records<'_, '_> {
                 }
                 self.current = None;
             }
+            if std::mem::take(&mut self.default_input) {
+                match self.ctx.default_input() {
+                    Ok(path) => self.files.push_back(path),
+                    Err(e) => self.fail(e),
+                }
+            }
             let path = self.files.pop_front()?;
             match self.open(&path) {
                 Ok(open) => self.current = Some(open),
-                Err(e) => {
-                    self.tally.borrow_mut().unreadable += 1;
-                    if !e.is_reported() {
-                        let _ = writeln!(io::stderr().lock(), "arcturn-inspect: {}", sanitize::inline(&e.to_string()));
-                    }
-                }
+                Err(e) => self.fail(e),
             }
+        }
+    }
+}
+
+impl Records<'_, '_> {
+    /// An input that cannot be read: say so now, exit 2 at the end.
+    fn fail(&self, e: Error) {
+        self.tally.borrow_mut().unreadable += 1;
+        if !e.is_reported() {
+            let _ = writeln!(io::stderr().lock(), "arcturn-inspect: {}", sanitize::inline(&e.to_string()));
         }
     }
 }
