@@ -24,6 +24,7 @@ pub struct Cli {
 
 /// Flags every command takes.
 #[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Global options")]
 pub struct Global {
     /// Machine output: one JSON document per input (NDJSON when several).
     #[arg(long, global = true)]
@@ -87,6 +88,9 @@ pub enum Command {
         after_help = "Examples:\n  arcturn-inspect check session.jsonl\n  arcturn-inspect check --json .crab/sessions/ | jq 'select(.ok | not)'\n  arcturn-inspect check --strict session.jsonl   (warnings count as errors)"
     )]
     Check(CheckArgs),
+    /// Run a jq filter over every record of each file, as jq would over NDJSON.
+    #[command(after_help = QUERY_HELP)]
+    Query(QueryArgs),
 }
 
 #[derive(Debug, Args)]
@@ -124,6 +128,84 @@ pub struct ShowArgs {
 pub struct CheckArgs {
     /// Session files or directories (walked for *.jsonl); default: the newest session.
     pub files: Vec<String>,
+}
+
+const QUERY_HELP: &str = "\
+Inputs: every line of the file except the session header (entries, and crab `obs` records),
+in file order; --path, --leaves and --kind narrow them. Each input also binds $__file and
+$__line (its file and 1-based line; null with -s and -n); `input_filename` and
+`input_line_number` give the same for the record read last (after `input`/`inputs`).
+$ENV and $ARGS work as in jq.
+Output is indented JSON, coloured on a terminal only; --json means compact and never coloured.
+
+Exit status: 0 ok; 1 with -e when the last output was false or null; 2 usage error or a
+damaged/unreadable input (after printing what it could); 3 the filter does not compile (the
+error shows line and column); 4 with -e when there was no output; 5 a runtime error
+(reported with the input's FILE:LINE; the other inputs still run).
+
+Examples:
+  arcturn-inspect query '.message.usage.output // empty' s.jsonl | paste -sd+ | bc
+  arcturn-inspect query -s 'map(.message.usage.cost.total // 0) | add' s.jsonl
+  arcturn-inspect query -r 'select(.message.role == \"user\") | .message.content' s.jsonl
+  arcturn-inspect query --kind obs -c 'select(.obs == \"tool_call\") | {tool, duration_ms}' crab.jsonl
+  arcturn-inspect query --path -r '\"\\($__line) \\(.kind)\"' s.jsonl
+  arcturn-inspect query --arg tool read '.. | objects | select(.name? == $tool)' s.jsonl
+  arcturn-inspect query -n '[inputs | .message.role // empty] | group_by(.) | map([.[0], length])' s.jsonl";
+
+/// `query FILTER FILE...`: jq's flags keep jq's meanings.
+#[derive(Debug, Args)]
+pub struct QueryArgs {
+    /// The jq filter, e.g. `.message.role` (with -f, this is the first FILE instead).
+    #[arg(value_name = "FILTER", required_unless_present = "from_file")]
+    pub filter: Option<String>,
+    /// Session files or directories (walked for *.jsonl); `-` for stdin; default: the newest session.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<String>,
+    /// Write strings without quotes or escapes (raw text).
+    #[arg(short = 'r', long)]
+    pub raw_output: bool,
+    /// Like -r, and no newline after each output.
+    #[arg(short = 'j', long)]
+    pub join_output: bool,
+    /// One line per output instead of indented JSON.
+    #[arg(short = 'c', long)]
+    pub compact_output: bool,
+    /// Run the filter once, on an array of all inputs of all files.
+    #[arg(short = 's', long)]
+    pub slurp: bool,
+    /// Run the filter once with `null` as input; read records with `input`/`inputs`.
+    #[arg(short = 'n', long)]
+    pub null_input: bool,
+    /// Bind $NAME to the string VALUE (repeatable).
+    #[arg(long, num_args = 2, value_names = ["NAME", "VALUE"], action = clap::ArgAction::Append)]
+    pub arg: Vec<String>,
+    /// Bind $NAME to the JSON value TEXT (repeatable).
+    #[arg(long, num_args = 2, value_names = ["NAME", "TEXT"], action = clap::ArgAction::Append)]
+    pub argjson: Vec<String>,
+    /// Exit 1 if the last output was false or null, 4 if there was no output.
+    #[arg(short = 'e', long)]
+    pub exit_status: bool,
+    /// Indent with a tab.
+    #[arg(long, conflicts_with = "indent")]
+    pub tab: bool,
+    /// Indent with N spaces (0-7; 0 is compact). Default 2.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=7))]
+    pub indent: Option<u8>,
+    /// Sort object keys in the output.
+    #[arg(short = 'S', long)]
+    pub sort_keys: bool,
+    /// Read the filter from FILE; every positional argument is then an input file.
+    #[arg(short = 'f', long = "from-file", value_name = "FILE")]
+    pub from_file: Option<String>,
+    /// Only the root-first path to ID (default: the latest entry). Write `--path=ID`.
+    #[arg(long, value_name = "ID", num_args = 0..=1, require_equals = true, conflicts_with = "leaves")]
+    pub path: Option<Option<String>>,
+    /// Only the branch tips (entries without children), in file order.
+    #[arg(long)]
+    pub leaves: bool,
+    /// Only records of this kind: message, compaction, state, label, obs; `session`/`meta` for the header.
+    #[arg(long, value_name = "KIND")]
+    pub kind: Option<String>,
 }
 
 /// The clap command, for help, man page and completion generation.

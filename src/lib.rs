@@ -19,6 +19,7 @@ pub mod finding;
 pub mod format;
 pub mod model;
 pub mod preview;
+pub mod query;
 pub mod render;
 pub mod sanitize;
 pub mod session;

@@ -11,6 +11,10 @@ use arcturn_inspect::sanitize;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    if std::env::args_os().len() <= 1 {
+        let _ = io::stderr().lock().write_all(cmd::overview().as_bytes());
+        return ExitCode::from(2);
+    }
     let cli = Cli::parse();
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(64 << 10, stdout.lock());
@@ -19,6 +23,7 @@ fn main() -> ExitCode {
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::Negative) => ExitCode::from(1),
+        Ok(Outcome::Code(c)) => ExitCode::from(c),
         Err(Error::Io { source, .. }) if source.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
             let _ = out.flush();

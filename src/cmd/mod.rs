@@ -5,6 +5,7 @@
 pub mod check;
 pub mod leaves;
 pub mod path;
+pub mod query;
 pub mod show;
 pub mod tree;
 
@@ -26,6 +27,8 @@ pub enum Outcome {
     Success,
     /// Exit 1: the command ran fine and the answer is negative (`check` found errors).
     Negative,
+    /// A command-specific status, already explained on stderr (`query` keeps jq's 3, 4, 5).
+    Code(u8),
 }
 
 /// What every command gets: the global flags and the decided presentation.
@@ -183,9 +186,36 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
         Command::Leaves(a) => leaves::run(&ctx, &a, out),
         Command::Show(a) => show::run(&ctx, &a, out),
         Command::Check(a) => check::run(&ctx, &a, out),
+        Command::Query(a) => query::run(&ctx, &a, out),
     }?;
     out.flush().map_err(|e| Error::Io { path: "<stdout>".into(), source: e })?;
     Ok(outcome)
+}
+
+/// What `arcturn-inspect` with no arguments prints (on stderr, like jq and ripgrep do with a
+/// usage error): the commands and the invocations people start with. Built from the clap
+/// definitions, so a new command shows up here by itself.
+pub fn overview() -> String {
+    let cmd = crate::cli::command();
+    let mut s = format!(
+        "arcturn-inspect {}: inspect arcturn and crab coding-agent sessions (read-only).\n\n\
+         Usage: arcturn-inspect <COMMAND> [FILE]...   (no FILE: the newest session of this project)\n\nCommands:\n",
+        cmd.get_version().unwrap_or_default()
+    );
+    let subs: Vec<&clap::Command> = cmd.get_subcommands().filter(|c| c.get_name() != "help").collect();
+    let width = subs.iter().map(|c| c.get_name().len()).max().unwrap_or(0);
+    for c in subs {
+        let about = c.get_about().map(|a| a.to_string()).unwrap_or_default();
+        s.push_str(&format!("  {:width$}  {about}\n", c.get_name()));
+    }
+    s.push_str(
+        "\nMost common:\n\
+         \x20 arcturn-inspect tree session.jsonl\n\
+         \x20 arcturn-inspect check session.jsonl\n\
+         \x20 arcturn-inspect query 'select(.kind == \"message\") | .message.role' session.jsonl\n\n\
+         More: arcturn-inspect --help, arcturn-inspect <COMMAND> --help, man arcturn-inspect\n",
+    );
+    s
 }
 
 /// Map a write error on stdout to the error type (a closed pipe is handled by `main`).

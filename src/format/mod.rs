@@ -433,9 +433,12 @@ fn sniff(b: &[u8]) -> Option<Format> {
         kind: Option<de::Str<'a>>,
         #[serde(borrow, rename = "type")]
         ty: Option<de::Str<'a>>,
-        #[serde(rename = "parentId")]
-        parent_camel: Option<IgnoredAny>,
-        parent_id: Option<IgnoredAny>,
+        // Presence is what counts: a root's parent is `null`, and `Option` would read that
+        // as absent, leaving a one-entry file without a header undetectable.
+        #[serde(rename = "parentId", default, deserialize_with = "present")]
+        parent_camel: bool,
+        #[serde(default, deserialize_with = "present")]
+        parent_id: bool,
         id: Option<serde_json::Value>,
         run_id: Option<IgnoredAny>,
     }
@@ -446,13 +449,18 @@ fn sniff(b: &[u8]) -> Option<Format> {
         Some("session") => return Some(Format::Arcturn),
         _ => {}
     }
-    if p.parent_camel.is_some() {
+    if p.parent_camel {
         return Some(Format::Arcturn);
     }
-    if p.parent_id.is_some() || p.run_id.is_some() || p.id.as_ref().is_some_and(|v| v.is_u64()) {
+    if p.parent_id || p.run_id.is_some() || p.id.as_ref().is_some_and(|v| v.is_u64()) {
         return Some(Format::Crab);
     }
     None
+}
+
+/// A field that is there, whatever its value (`null` included).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<bool, D::Error> {
+    serde::Deserialize::deserialize(d).map(|_: IgnoredAny| true)
 }
 
 /// A short, printable look at a line for error messages.
@@ -493,5 +501,14 @@ mod tests {
             repair_lone_surrogates(br#"{"a":"\udc00\ud83d\ud83d\ude00"}"#).unwrap(),
             br#"{"a":"\ufffd\ufffd\ud83d\ude00"}"#.to_vec()
         );
+    }
+
+    #[test]
+    fn a_root_with_a_null_parent_is_enough_to_detect() {
+        let arcturn = br#"{"kind":"message","id":"x","parentId":null,"message":{"role":"user","content":"hi"}}"#;
+        assert_eq!(sniff(arcturn), Some(Format::Arcturn));
+        let crab = br#"{"kind":"message","id":"x","parent_id":null}"#;
+        assert_eq!(sniff(crab), Some(Format::Crab));
+        assert_eq!(sniff(br#"{"kind":"message","id":"x"}"#), None);
     }
 }

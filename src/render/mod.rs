@@ -4,6 +4,7 @@
 pub mod json;
 pub mod palette;
 pub mod text;
+pub mod value;
 
 pub use palette::Palette;
 

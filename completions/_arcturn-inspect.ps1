@@ -1,0 +1,175 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'arcturn-inspect' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'arcturn-inspect'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'arcturn-inspect' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output')
+            [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'Skip format detection')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine output: one JSON document per input (NDJSON when several)')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Treat any damage (torn last line, corrupt line, any warning) as fatal')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read files instead of memory-mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('tree', 'tree', [CompletionResultType]::ParameterValue, 'Show the whole tree: branches, compactions, labels, the path to the latest entry')
+            [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the root-first path to an entry (default: the latest)')
+            [CompletionResult]::new('leaves', 'leaves', [CompletionResultType]::ParameterValue, 'List every branch tip (entry without children), in file order')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print one entry as stored')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check files for damage and inconsistencies; exit 1 when an error is found')
+            [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Run a jq filter over every record of each file, as jq would over NDJSON')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'arcturn-inspect;tree' {
+            [CompletionResult]::new('--collapse', '--collapse', [CompletionResultType]::ParameterName, 'Fold linear runs longer than N entries into `... N entries ...`')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output')
+            [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'Skip format detection')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine output: one JSON document per input (NDJSON when several)')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Treat any damage (torn last line, corrupt line, any warning) as fatal')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read files instead of memory-mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'arcturn-inspect;path' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output')
+            [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'Skip format detection')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine output: one JSON document per input (NDJSON when several)')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Treat any damage (torn last line, corrupt line, any warning) as fatal')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read files instead of memory-mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'arcturn-inspect;leaves' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output')
+            [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'Skip format detection')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine output: one JSON document per input (NDJSON when several)')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Treat any damage (torn last line, corrupt line, any warning) as fatal')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read files instead of memory-mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'arcturn-inspect;show' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output')
+            [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'Skip format detection')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine output: one JSON document per input (NDJSON when several)')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Treat any damage (torn last line, corrupt line, any warning) as fatal')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read files instead of memory-mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'arcturn-inspect;check' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output')
+            [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'Skip format detection')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine output: one JSON document per input (NDJSON when several)')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Treat any damage (torn last line, corrupt line, any warning) as fatal')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read files instead of memory-mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'arcturn-inspect;query' {
+            [CompletionResult]::new('--arg', '--arg', [CompletionResultType]::ParameterName, 'Bind $NAME to the string VALUE (repeatable)')
+            [CompletionResult]::new('--argjson', '--argjson', [CompletionResultType]::ParameterName, 'Bind $NAME to the JSON value TEXT (repeatable)')
+            [CompletionResult]::new('--indent', '--indent', [CompletionResultType]::ParameterName, 'Indent with N spaces (0-7; 0 is compact). Default 2')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Read the filter from FILE; every positional argument is then an input file')
+            [CompletionResult]::new('--from-file', '--from-file', [CompletionResultType]::ParameterName, 'Read the filter from FILE; every positional argument is then an input file')
+            [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'Only the root-first path to ID (default: the latest entry). Write `--path=ID`')
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Only records of this kind: message, compaction, state, label, obs; `session`/`meta` for the header')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output')
+            [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'Skip format detection')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Write strings without quotes or escapes (raw text)')
+            [CompletionResult]::new('--raw-output', '--raw-output', [CompletionResultType]::ParameterName, 'Write strings without quotes or escapes (raw text)')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Like -r, and no newline after each output')
+            [CompletionResult]::new('--join-output', '--join-output', [CompletionResultType]::ParameterName, 'Like -r, and no newline after each output')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'One line per output instead of indented JSON')
+            [CompletionResult]::new('--compact-output', '--compact-output', [CompletionResultType]::ParameterName, 'One line per output instead of indented JSON')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'Run the filter once, on an array of all inputs of all files')
+            [CompletionResult]::new('--slurp', '--slurp', [CompletionResultType]::ParameterName, 'Run the filter once, on an array of all inputs of all files')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Run the filter once with `null` as input; read records with `input`/`inputs`')
+            [CompletionResult]::new('--null-input', '--null-input', [CompletionResultType]::ParameterName, 'Run the filter once with `null` as input; read records with `input`/`inputs`')
+            [CompletionResult]::new('-e', '-e', [CompletionResultType]::ParameterName, 'Exit 1 if the last output was false or null, 4 if there was no output')
+            [CompletionResult]::new('--exit-status', '--exit-status', [CompletionResultType]::ParameterName, 'Exit 1 if the last output was false or null, 4 if there was no output')
+            [CompletionResult]::new('--tab', '--tab', [CompletionResultType]::ParameterName, 'Indent with a tab')
+            [CompletionResult]::new('-S', '-S ', [CompletionResultType]::ParameterName, 'Sort object keys in the output')
+            [CompletionResult]::new('--sort-keys', '--sort-keys', [CompletionResultType]::ParameterName, 'Sort object keys in the output')
+            [CompletionResult]::new('--leaves', '--leaves', [CompletionResultType]::ParameterName, 'Only the branch tips (entries without children), in file order')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine output: one JSON document per input (NDJSON when several)')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Treat any damage (torn last line, corrupt line, any warning) as fatal')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read files instead of memory-mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'arcturn-inspect;help' {
+            [CompletionResult]::new('tree', 'tree', [CompletionResultType]::ParameterValue, 'Show the whole tree: branches, compactions, labels, the path to the latest entry')
+            [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the root-first path to an entry (default: the latest)')
+            [CompletionResult]::new('leaves', 'leaves', [CompletionResultType]::ParameterValue, 'List every branch tip (entry without children), in file order')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print one entry as stored')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check files for damage and inconsistencies; exit 1 when an error is found')
+            [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Run a jq filter over every record of each file, as jq would over NDJSON')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'arcturn-inspect;help;tree' {
+            break
+        }
+        'arcturn-inspect;help;path' {
+            break
+        }
+        'arcturn-inspect;help;leaves' {
+            break
+        }
+        'arcturn-inspect;help;show' {
+            break
+        }
+        'arcturn-inspect;help;check' {
+            break
+        }
+        'arcturn-inspect;help;query' {
+            break
+        }
+        'arcturn-inspect;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

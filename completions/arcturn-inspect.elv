@@ -1,0 +1,155 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[arcturn-inspect] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'arcturn-inspect'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'arcturn-inspect'= {
+            cand --color 'When to colour human output'
+            cand --input-format 'Skip format detection'
+            cand --json 'Machine output: one JSON document per input (NDJSON when several)'
+            cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+            cand -q 'No warnings on stderr'
+            cand --quiet 'No warnings on stderr'
+            cand --no-mmap 'Read files instead of memory-mapping them'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand tree 'Show the whole tree: branches, compactions, labels, the path to the latest entry'
+            cand path 'Print the root-first path to an entry (default: the latest)'
+            cand leaves 'List every branch tip (entry without children), in file order'
+            cand show 'Print one entry as stored'
+            cand check 'Check files for damage and inconsistencies; exit 1 when an error is found'
+            cand query 'Run a jq filter over every record of each file, as jq would over NDJSON'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'arcturn-inspect;tree'= {
+            cand --collapse 'Fold linear runs longer than N entries into `... N entries ...`'
+            cand --color 'When to colour human output'
+            cand --input-format 'Skip format detection'
+            cand --json 'Machine output: one JSON document per input (NDJSON when several)'
+            cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+            cand -q 'No warnings on stderr'
+            cand --quiet 'No warnings on stderr'
+            cand --no-mmap 'Read files instead of memory-mapping them'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'arcturn-inspect;path'= {
+            cand --color 'When to colour human output'
+            cand --input-format 'Skip format detection'
+            cand --json 'Machine output: one JSON document per input (NDJSON when several)'
+            cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+            cand -q 'No warnings on stderr'
+            cand --quiet 'No warnings on stderr'
+            cand --no-mmap 'Read files instead of memory-mapping them'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'arcturn-inspect;leaves'= {
+            cand --color 'When to colour human output'
+            cand --input-format 'Skip format detection'
+            cand --json 'Machine output: one JSON document per input (NDJSON when several)'
+            cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+            cand -q 'No warnings on stderr'
+            cand --quiet 'No warnings on stderr'
+            cand --no-mmap 'Read files instead of memory-mapping them'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'arcturn-inspect;show'= {
+            cand --color 'When to colour human output'
+            cand --input-format 'Skip format detection'
+            cand --json 'Machine output: one JSON document per input (NDJSON when several)'
+            cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+            cand -q 'No warnings on stderr'
+            cand --quiet 'No warnings on stderr'
+            cand --no-mmap 'Read files instead of memory-mapping them'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'arcturn-inspect;check'= {
+            cand --color 'When to colour human output'
+            cand --input-format 'Skip format detection'
+            cand --json 'Machine output: one JSON document per input (NDJSON when several)'
+            cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+            cand -q 'No warnings on stderr'
+            cand --quiet 'No warnings on stderr'
+            cand --no-mmap 'Read files instead of memory-mapping them'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'arcturn-inspect;query'= {
+            cand --arg 'Bind $NAME to the string VALUE (repeatable)'
+            cand --argjson 'Bind $NAME to the JSON value TEXT (repeatable)'
+            cand --indent 'Indent with N spaces (0-7; 0 is compact). Default 2'
+            cand -f 'Read the filter from FILE; every positional argument is then an input file'
+            cand --from-file 'Read the filter from FILE; every positional argument is then an input file'
+            cand --path 'Only the root-first path to ID (default: the latest entry). Write `--path=ID`'
+            cand --kind 'Only records of this kind: message, compaction, state, label, obs; `session`/`meta` for the header'
+            cand --color 'When to colour human output'
+            cand --input-format 'Skip format detection'
+            cand -r 'Write strings without quotes or escapes (raw text)'
+            cand --raw-output 'Write strings without quotes or escapes (raw text)'
+            cand -j 'Like -r, and no newline after each output'
+            cand --join-output 'Like -r, and no newline after each output'
+            cand -c 'One line per output instead of indented JSON'
+            cand --compact-output 'One line per output instead of indented JSON'
+            cand -s 'Run the filter once, on an array of all inputs of all files'
+            cand --slurp 'Run the filter once, on an array of all inputs of all files'
+            cand -n 'Run the filter once with `null` as input; read records with `input`/`inputs`'
+            cand --null-input 'Run the filter once with `null` as input; read records with `input`/`inputs`'
+            cand -e 'Exit 1 if the last output was false or null, 4 if there was no output'
+            cand --exit-status 'Exit 1 if the last output was false or null, 4 if there was no output'
+            cand --tab 'Indent with a tab'
+            cand -S 'Sort object keys in the output'
+            cand --sort-keys 'Sort object keys in the output'
+            cand --leaves 'Only the branch tips (entries without children), in file order'
+            cand --json 'Machine output: one JSON document per input (NDJSON when several)'
+            cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+            cand -q 'No warnings on stderr'
+            cand --quiet 'No warnings on stderr'
+            cand --no-mmap 'Read files instead of memory-mapping them'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'arcturn-inspect;help'= {
+            cand tree 'Show the whole tree: branches, compactions, labels, the path to the latest entry'
+            cand path 'Print the root-first path to an entry (default: the latest)'
+            cand leaves 'List every branch tip (entry without children), in file order'
+            cand show 'Print one entry as stored'
+            cand check 'Check files for damage and inconsistencies; exit 1 when an error is found'
+            cand query 'Run a jq filter over every record of each file, as jq would over NDJSON'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'arcturn-inspect;help;tree'= {
+        }
+        &'arcturn-inspect;help;path'= {
+        }
+        &'arcturn-inspect;help;leaves'= {
+        }
+        &'arcturn-inspect;help;show'= {
+        }
+        &'arcturn-inspect;help;check'= {
+        }
+        &'arcturn-inspect;help;query'= {
+        }
+        &'arcturn-inspect;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

@@ -1,0 +1,127 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_arcturn_inspect_global_optspecs
+    string join \n json color= input-format= strict q/quiet no-mmap h/help V/version
+end
+
+function __fish_arcturn_inspect_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_arcturn_inspect_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_arcturn_inspect_using_subcommand
+    set -l cmd (__fish_arcturn_inspect_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l color -d 'When to colour human output' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
+crab\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l no-mmap -d 'Read files instead of memory-mapping them'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -s h -l help -d 'Print help'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -s V -l version -d 'Print version'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -f -a "tree" -d 'Show the whole tree: branches, compactions, labels, the path to the latest entry'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -f -a "path" -d 'Print the root-first path to an entry (default: the latest)'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -f -a "leaves" -d 'List every branch tip (entry without children), in file order'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -f -a "show" -d 'Print one entry as stored'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -f -a "check" -d 'Check files for damage and inconsistencies; exit 1 when an error is found'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -f -a "query" -d 'Run a jq filter over every record of each file, as jq would over NDJSON'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l collapse -d 'Fold linear runs longer than N entries into `... N entries ...`' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l color -d 'When to colour human output' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
+crab\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l no-mmap -d 'Read files instead of memory-mapping them'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -s h -l help -d 'Print help'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l color -d 'When to colour human output' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
+crab\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l no-mmap -d 'Read files instead of memory-mapping them'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -s h -l help -d 'Print help'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l color -d 'When to colour human output' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
+crab\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l no-mmap -d 'Read files instead of memory-mapping them'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -s h -l help -d 'Print help'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l color -d 'When to colour human output' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
+crab\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l no-mmap -d 'Read files instead of memory-mapping them'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -s h -l help -d 'Print help'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l color -d 'When to colour human output' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
+crab\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l no-mmap -d 'Read files instead of memory-mapping them'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -s h -l help -d 'Print help'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l arg -d 'Bind $NAME to the string VALUE (repeatable)' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l argjson -d 'Bind $NAME to the JSON value TEXT (repeatable)' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l indent -d 'Indent with N spaces (0-7; 0 is compact). Default 2' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s f -l from-file -d 'Read the filter from FILE; every positional argument is then an input file' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l path -d 'Only the root-first path to ID (default: the latest entry). Write `--path=ID`' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l kind -d 'Only records of this kind: message, compaction, state, label, obs; `session`/`meta` for the header' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l color -d 'When to colour human output' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
+crab\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s r -l raw-output -d 'Write strings without quotes or escapes (raw text)'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s j -l join-output -d 'Like -r, and no newline after each output'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s c -l compact-output -d 'One line per output instead of indented JSON'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s s -l slurp -d 'Run the filter once, on an array of all inputs of all files'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s n -l null-input -d 'Run the filter once with `null` as input; read records with `input`/`inputs`'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s e -l exit-status -d 'Exit 1 if the last output was false or null, 4 if there was no output'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l tab -d 'Indent with a tab'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s S -l sort-keys -d 'Sort object keys in the output'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l leaves -d 'Only the branch tips (entries without children), in file order'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l no-mmap -d 'Read files instead of memory-mapping them'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s h -l help -d 'Print help'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand help; and not __fish_seen_subcommand_from tree path leaves show check query help" -f -a "tree" -d 'Show the whole tree: branches, compactions, labels, the path to the latest entry'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand help; and not __fish_seen_subcommand_from tree path leaves show check query help" -f -a "path" -d 'Print the root-first path to an entry (default: the latest)'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand help; and not __fish_seen_subcommand_from tree path leaves show check query help" -f -a "leaves" -d 'List every branch tip (entry without children), in file order'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand help; and not __fish_seen_subcommand_from tree path leaves show check query help" -f -a "show" -d 'Print one entry as stored'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand help; and not __fish_seen_subcommand_from tree path leaves show check query help" -f -a "check" -d 'Check files for damage and inconsistencies; exit 1 when an error is found'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand help; and not __fish_seen_subcommand_from tree path leaves show check query help" -f -a "query" -d 'Run a jq filter over every record of each file, as jq would over NDJSON'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand help; and not __fish_seen_subcommand_from tree path leaves show check query help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -1,0 +1,461 @@
+//! The jq language over session records, through jaq's library crates (jaq-core, jaq-std,
+//! jaq-json): compiling a filter with errors that carry their position, choosing which lines
+//! of a session are the inputs, and running the filter over a stream of records the way jq
+//! runs over NDJSON.
+//!
+//! This module decides nothing about presentation: outputs, runtime errors and the inputs'
+//! origins are handed to callbacks, and the `cmd` layer prints them.
+
+use std::cell::RefCell;
+use std::ops::Range;
+use std::rc::Rc;
+
+use jaq_core::load::{Arena, File, Loader};
+use jaq_core::native::{run, v, Fun};
+use jaq_core::{compile, load, Ctx, DataT, Vars};
+use jaq_json::Val;
+use jaq_std::input::{HasInputs, Inputs, RcIter};
+
+use crate::error::Result;
+use crate::session::Session;
+
+/// Where an input came from: the file as the user named it, and the 1-based line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    pub file: Rc<str>,
+    pub line: u32,
+}
+
+/// One input of the filter.
+pub struct Record {
+    pub value: Val,
+    pub origin: Origin,
+}
+
+/// The type-level description of the data our filters run on (see [`jaq_core::DataT`]).
+pub struct Data;
+
+/// What every native filter can reach while the filter runs: the compiled program, the
+/// shared input stream (`input`, `inputs`), and the origin of the input read last.
+#[derive(Clone, Copy)]
+pub struct Env<'a> {
+    lut: &'a jaq_core::Lut<Data>,
+    inputs: Inputs<'a, Val>,
+    current: &'a RefCell<Option<Origin>>,
+}
+
+impl DataT for Data {
+    type V<'a> = Val;
+    type Data<'a> = Env<'a>;
+}
+
+impl<'a> jaq_core::data::HasLut<'a, Data> for Env<'a> {
+    fn lut(&self) -> &'a jaq_core::Lut<Data> {
+        self.lut
+    }
+}
+
+impl<'a> HasInputs<'a, Val> for Env<'a> {
+    fn inputs(&self) -> Inputs<'a, Val> {
+        self.inputs
+    }
+}
+
+/// Variables every filter can use besides the `--arg`/`--argjson` ones. `$__file` and
+/// `$__line` are bound anew for every input.
+const BUILTIN_VARS: [&str; 4] = ["$ENV", "$ARGS", "$__file", "$__line"];
+
+/// A compile error, positioned in the filter text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompileError {
+    pub message: String,
+    /// 1-based line and column (in characters) of the offending text.
+    pub line: usize,
+    pub column: usize,
+    /// Byte range of the offending text in the filter.
+    pub span: Range<usize>,
+}
+
+/// A compiled filter, ready to run over any number of inputs.
+pub struct Program {
+    filter: jaq_core::Filter<Data>,
+    /// Names (without `$`) and values of the `--arg`/`--argjson` variables, in order.
+    named: Vec<(String, Val)>,
+}
+
+/// The native filters jq has and jaq's libraries leave to the program: reading inputs and
+/// telling where the input read last came from.
+fn io_funs() -> impl Iterator<Item = Fun<Data>> {
+    let origin: [jaq_core::native::Filter<jaq_core::RunPtr<Data>>; 2] = [
+        ("input_filename", v(0), |cv| {
+            let o = cv.0.data().current.borrow().as_ref().map(|o| Val::from(o.file.to_string()));
+            Box::new(std::iter::once(Ok(o.unwrap_or(Val::Null))))
+        }),
+        ("input_line_number", v(0), |cv| {
+            let o = cv.0.data().current.borrow().as_ref().map(|o| Val::from(o.line as usize));
+            Box::new(std::iter::once(Ok(o.unwrap_or(Val::Null))))
+        }),
+    ];
+    jaq_std::input::funs::<Data>().into_vec().into_iter().chain(origin).map(run::<Data>)
+}
+
+/// Compile `code`. `named` are the `--arg`/`--argjson` variables (names without `$`).
+pub fn compile(code: &str, named: Vec<(String, Val)>) -> std::result::Result<Program, Vec<CompileError>> {
+    let arena = Arena::default();
+    let defs = jaq_core::defs().chain(jaq_std::defs()).chain(jaq_json::defs());
+    let loader = Loader::new(defs);
+    let modules = loader.load(&arena, File { code, path: () }).map_err(|errs| load_errors(code, errs))?;
+    let funs = jaq_core::funs().chain(jaq_std::funs()).chain(jaq_json::funs()).chain(io_funs());
+    let var_names: Vec<String> = named.iter().map(|(n, _)| format!("${n}")).collect();
+    let globals = var_names.iter().map(String::as_str).chain(BUILTIN_VARS);
+    let filter = jaq_core::Compiler::default()
+        .with_funs(funs)
+        .with_global_vars(globals)
+        .compile(modules)
+        .map_err(|errs| compile_errors(code, errs))?;
+    Ok(Program { filter, named })
+}
+
+fn position(code: &str, part: &str) -> (Range<usize>, usize, usize) {
+    // Parts are slices of `code`; an empty part at the end means "end of input".
+    let span = if part.is_empty() && !code.as_bytes().as_ptr_range().contains(&part.as_ptr()) {
+        code.len()..code.len()
+    } else {
+        load::span(code, part)
+    };
+    let before = &code[..span.start];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    (span, line, column)
+}
+
+fn found(part: &str) -> String {
+    match part.chars().next() {
+        None => "found the end of the filter".into(),
+        Some(_) => {
+            let shown: String = part.chars().take(20).collect();
+            format!("found `{}`", crate::sanitize::inline(&shown))
+        }
+    }
+}
+
+fn error_at(code: &str, part: &str, message: String) -> CompileError {
+    let (span, line, column) = position(code, part);
+    CompileError { message, line, column, span }
+}
+
+fn load_errors(code: &str, errs: load::Errors<&str, ()>) -> Vec<CompileError> {
+    let mut out = Vec::new();
+    for (_file, err) in errs {
+        match err {
+            load::Error::Io(errs) => {
+                for (path, e) in errs {
+                    out.push(error_at(code, path, format!("cannot load module `{path}`: {e}")));
+                }
+            }
+            load::Error::Lex(errs) => {
+                for (expected, part) in errs {
+                    // Only the first character is at fault, not the rest of the filter.
+                    let first = part.char_indices().nth(1).map_or(part, |(i, _)| &part[..i]);
+                    let msg = format!("expected {}, {}", expected.as_str(), found(first));
+                    out.push(error_at(code, first, msg));
+                }
+            }
+            load::Error::Parse(errs) => {
+                for (expected, part) in errs {
+                    let msg = format!("expected {}, {}", expected.as_str(), found(part));
+                    out.push(error_at(code, part, msg));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn compile_errors(code: &str, errs: compile::Errors<&str, ()>) -> Vec<CompileError> {
+    let mut out = Vec::new();
+    for (_file, errs) in errs {
+        for (part, undefined) in errs {
+            let msg = match undefined {
+                compile::Undefined::Filter(arity) => format!("undefined filter `{part}/{arity}`"),
+                u => format!("undefined {} `{part}`", u.as_str()),
+            };
+            out.push(error_at(code, part, msg));
+        }
+    }
+    out
+}
+
+/// How the filter is fed.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RunOptions {
+    /// `-n`: run once with `null` as input; records are left to `input`/`inputs`.
+    pub null_input: bool,
+    /// `-s`: run once with every record in one array.
+    pub slurp: bool,
+}
+
+/// How a run ended, when it was not stopped by a failed write.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunSummary {
+    pub outputs: u64,
+    /// Truthiness of the last output (for `-e`).
+    pub last_truthy: Option<bool>,
+    /// Inputs whose run stopped at an error.
+    pub errors: u64,
+    /// `halt`/`halt_error` asked for this exit status.
+    pub halt: Option<i32>,
+}
+
+impl Program {
+    /// Run over `records`. Each output goes to `emit`; a runtime error goes to `on_error`
+    /// with the origin of the input it happened on, and the run goes on with the next input
+    /// (as jq does). A failed `emit` stops the run and is returned.
+    pub fn run<I, E>(
+        &self,
+        records: I,
+        opts: RunOptions,
+        mut emit: E,
+        mut on_error: impl FnMut(&str, Option<&Origin>),
+    ) -> std::io::Result<RunSummary>
+    where
+        I: Iterator<Item = Record>,
+        E: FnMut(&Val) -> std::io::Result<()>,
+    {
+        let current: RefCell<Option<Origin>> = RefCell::new(None);
+        let stream = records.map(|r| {
+            *current.borrow_mut() = Some(r.origin);
+            Ok::<Val, String>(r.value)
+        });
+        let stream = RcIter::new(stream);
+        let env = Env { lut: &self.filter.lut, inputs: &stream, current: &current };
+
+        let env_var = Val::obj(std::env::vars().map(|(k, v)| (Val::from(k), Val::from(v))).collect());
+        let named = Val::obj(self.named.iter().map(|(k, v)| (Val::from(k.clone()), v.clone())).collect());
+        let args = Val::obj(
+            [
+                (Val::from("positional".to_string()), Val::Arr(Rc::new(Vec::new()))),
+                (Val::from("named".to_string()), named),
+            ]
+            .into_iter()
+            .collect(),
+        );
+
+        let top: Box<dyn Iterator<Item = Val> + '_> = if opts.null_input {
+            Box::new(std::iter::once(Val::Null))
+        } else if opts.slurp {
+            let all: Vec<Val> = (&stream).filter_map(|r| r.ok()).collect();
+            *current.borrow_mut() = None;
+            Box::new(std::iter::once(Val::Arr(Rc::new(all))))
+        } else {
+            Box::new((&stream).filter_map(|r| r.ok()))
+        };
+
+        let mut summary = RunSummary::default();
+        for input in top {
+            let origin = current.borrow().clone();
+            let (file, line) = match &origin {
+                Some(o) => (Val::from(o.file.to_string()), Val::from(o.line as usize)),
+                None => (Val::Null, Val::Null),
+            };
+            let vars = self.named.iter().map(|(_, v)| v.clone()).chain([env_var.clone(), args.clone(), file, line]);
+            let ctx = Ctx::<Data>::new(env, Vars::new(vars));
+            for out in self.filter.id.run((ctx, input)) {
+                match out {
+                    Ok(v) => {
+                        summary.outputs += 1;
+                        summary.last_truthy = Some(jaq_core::ValT::as_bool(&v));
+                        emit(&v)?;
+                    }
+                    Err(exn) => match exn.get_err() {
+                        Ok(e) => {
+                            summary.errors += 1;
+                            on_error(&error_text(e), origin.as_ref());
+                            break;
+                        }
+                        Err(exn) => {
+                            if let Ok(code) = exn.get_halt() {
+                                summary.halt = Some(code);
+                                return Ok(summary);
+                            }
+                            // Other exceptions are jaq's internal control flow; seeing one
+                            // here would be a bug in jaq, so report it like an error.
+                            summary.errors += 1;
+                            on_error("internal error in the filter engine", origin.as_ref());
+                            break;
+                        }
+                    },
+                }
+            }
+        }
+        Ok(summary)
+    }
+}
+
+/// jq shows an error's string as is, and any other value as JSON.
+fn error_text(e: jaq_core::Error<Val>) -> String {
+    match e.into_val() {
+        Val::TStr(s) => String::from_utf8_lossy(&s).into_owned(),
+        v => format!("{v} (not a string)"),
+    }
+}
+
+/// Parse one line of a session into a filter input. Lone surrogate escapes are repaired the
+/// way the loader repairs them (it already warned about them).
+pub fn parse_line(bytes: &[u8]) -> Option<Val> {
+    match crate::format::repair_lone_surrogates(bytes) {
+        Some(fixed) => jaq_json::read::parse_single(&fixed).ok(),
+        None => jaq_json::read::parse_single(bytes).ok(),
+    }
+}
+
+/// Parse a `--argjson` value.
+pub fn parse_json_arg(text: &str) -> std::result::Result<Val, String> {
+    jaq_json::read::parse_single(text.as_bytes()).map_err(|e| e.to_string())
+}
+
+/// Which lines of a session are the filter's inputs.
+#[derive(Clone, Debug, Default)]
+pub struct Selection {
+    /// `--path [ID]`: the root-first path to ID (`Some(None)`: to the latest entry).
+    pub path: Option<Option<String>>,
+    /// `--leaves`: the branch tips.
+    pub leaves: bool,
+    /// `--kind K`: only records whose `kind` (or `type`) is K.
+    pub kind: Option<String>,
+}
+
+/// One chosen line: its number and its bytes' range in the source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pick {
+    pub line: u32,
+    pub span: Range<usize>,
+}
+
+/// The lines to run over, in file order. Without `--path`/`--leaves` that is every line but
+/// the session header, as jq would see the file (records the loader could not read are
+/// skipped when parsed); with them, the chosen entries. `--kind` then keeps one kind, and
+/// `--kind session` / `--kind meta` selects the header itself.
+pub fn select(s: &Session<'_>, sel: &Selection) -> Result<Vec<Pick>> {
+    let mut picks: Vec<Pick> = if let Some(target) = &sel.path {
+        let t = s.target(target.as_deref())?;
+        s.tree.path(t).into_iter().map(|i| pick(s, i)).collect()
+    } else if sel.leaves {
+        s.tree.leaves().map(|i| pick(s, i)).collect()
+    } else {
+        let header = s.header.as_ref().map(|h| h.line);
+        s.source
+            .lines()
+            .filter(|l| Some(l.number) != header || sel.kind.is_some())
+            .filter(|l| !s.source.bytes()[l.span.clone()].iter().all(u8::is_ascii_whitespace))
+            .map(|l| Pick { line: l.number, span: l.span })
+            .collect()
+    };
+    if let Some(kind) = &sel.kind {
+        let bytes = s.source.bytes();
+        picks.retain(|p| record_kind(&bytes[p.span.clone()]).as_deref() == Some(kind.as_str()));
+    }
+    Ok(picks)
+}
+
+fn pick(s: &Session<'_>, i: crate::tree::Ix) -> Pick {
+    let e = s.entry(i);
+    Pick { line: e.line, span: e.span.clone() }
+}
+
+/// The `kind` (or pi's `type`) of a record, read without decoding the rest of the line.
+fn record_kind(line: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Kind {
+        kind: Option<String>,
+        #[serde(rename = "type")]
+        typ: Option<String>,
+    }
+    let k: Kind = serde_json::from_slice(line).ok()?;
+    k.kind.or(k.typ)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_all(code: &str, inputs: &[&str], opts: RunOptions) -> (Vec<String>, Vec<String>, RunSummary) {
+        let p = compile(code, Vec::new()).expect("compiles");
+        let records = inputs.iter().enumerate().map(|(i, s)| Record {
+            value: parse_line(s.as_bytes()).unwrap(),
+            origin: Origin { file: Rc::from("t.jsonl"), line: i as u32 + 2 },
+        });
+        let mut outs = Vec::new();
+        let mut errs = Vec::new();
+        let summary = p
+            .run(
+                records,
+                opts,
+                |v| {
+                    outs.push(v.to_string());
+                    Ok(())
+                },
+                |m, o| errs.push(format!("{}:{}", m, o.map_or(0, |o| o.line))),
+            )
+            .unwrap();
+        (outs, errs, summary)
+    }
+
+    #[test]
+    fn runs_over_each_input_and_binds_line_numbers() {
+        let (outs, _, s) =
+            run_all("[.a, $__line, input_filename]", &[r#"{"a":1}"#, r#"{"a":2}"#], RunOptions::default());
+        assert_eq!(outs, ["[1,2,\"t.jsonl\"]", "[2,3,\"t.jsonl\"]"]);
+        assert_eq!(s.outputs, 2);
+        assert_eq!(s.last_truthy, Some(true));
+    }
+
+    #[test]
+    fn slurp_and_null_input() {
+        let ins = [r#"{"a":1}"#, r#"{"a":2}"#, r#"{"a":4}"#];
+        let (outs, _, _) = run_all("map(.a) | add", &ins, RunOptions { slurp: true, null_input: false });
+        assert_eq!(outs, ["7"]);
+        let (outs, _, _) =
+            run_all("reduce inputs as $e (0; . + $e.a)", &ins, RunOptions { null_input: true, slurp: false });
+        assert_eq!(outs, ["7"]);
+    }
+
+    #[test]
+    fn runtime_error_stops_only_that_input() {
+        let (outs, errs, s) = run_all(".a + 1", &[r#"{"a":"x"}"#, r#"{"a":2}"#], RunOptions::default());
+        assert_eq!(outs, ["3"]);
+        assert_eq!(s.errors, 1);
+        assert_eq!(errs.len(), 1);
+        assert!(errs[0].ends_with(":2"), "{errs:?}");
+        let (_, errs, _) = run_all(r#"error("boom")"#, &["{}"], RunOptions::default());
+        assert_eq!(errs, ["boom:2"]);
+    }
+
+    #[test]
+    fn compile_errors_are_positioned() {
+        let e = compile(".a |\n  lenght", Vec::new()).err().unwrap();
+        assert_eq!((e[0].line, e[0].column), (2, 3));
+        assert!(e[0].message.contains("lenght"), "{}", e[0].message);
+        let e = compile(".a | (", Vec::new()).err().unwrap();
+        assert_eq!(e[0].line, 1);
+        let e = compile("$nope", Vec::new()).err().unwrap();
+        assert!(e[0].message.contains("variable"), "{}", e[0].message);
+    }
+
+    #[test]
+    fn named_args_are_variables() {
+        let p = compile("[$x, $ARGS.named.x]", vec![("x".into(), Val::from("v".to_string()))]).unwrap();
+        let mut outs = Vec::new();
+        p.run(
+            std::iter::empty(),
+            RunOptions { null_input: true, slurp: false },
+            |v| {
+                outs.push(v.to_string());
+                Ok(())
+            },
+            |_, _| {},
+        )
+        .unwrap();
+        assert_eq!(outs, ["[\"v\",\"v\"]"]);
+    }
+}
