@@ -82,6 +82,10 @@ fn header(o: &mut String, t: &Transcript) {
     o.push_str("</header>\n");
 }
 
+fn plural(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
 fn num(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
@@ -245,8 +249,8 @@ fn part(o: &mut String, p: &Part) {
         Part::Thinking(t) => {
             let _ = writeln!(
                 o,
-                "<details class=\"thinking\"><summary>Thinking <span class=\"dim\">({} lines)</span></summary><div class=\"md\">{}</div></details>",
-                t.lines().count(),
+                "<details class=\"thinking\"><summary>Thinking <span class=\"dim\">({})</span></summary><div class=\"md\">{}</div></details>",
+                plural(t.lines().count(), "line"),
                 markdown(t)
             );
         }
@@ -290,7 +294,7 @@ fn output(o: &mut String, r: &Output) {
     if r.elided {
         o.push_str(" <span class=\"badge warn\">sent as a stub</span>");
     }
-    let _ = write!(o, " <span class=\"dim\">{} line{}</span>", r.total_lines, if r.total_lines == 1 { "" } else { "s" });
+    let _ = write!(o, " <span class=\"dim\">{}</span>", plural(r.total_lines, "line"));
     if let Some(id) = &r.call_id {
         let _ = write!(o, " <span class=\"dim\">{}</span>", esc(id));
     }
@@ -301,7 +305,10 @@ fn output(o: &mut String, r: &Output) {
     if r.text.is_empty() {
         o.push_str("<p class=\"dim\">(no output)</p>");
     } else {
-        let _ = write!(o, "<pre><code>{}</code></pre>", esc(&r.text));
+        // The id lets a link (or a test) point into a folded output: browsers open the
+        // enclosing <details> when a fragment targets something inside it.
+        let id = r.call_id.as_ref().map(|c| format!(" id=\"out-{}\"", esc(c))).unwrap_or_default();
+        let _ = write!(o, "<pre{id}><code>{}</code></pre>", esc(&r.text));
     }
     if r.cut_lines > 0 || r.cut_chars > 0 {
         let _ = write!(o, "<p class=\"cut\">{}</p>", esc(&cut_marker(r)));

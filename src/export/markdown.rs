@@ -241,49 +241,78 @@ pub fn inline(s: &str) -> String {
     out
 }
 
-/// Keep a message's Markdown inside its section (see the module comment).
+/// Keep a message's Markdown inside its section (see the module comment). Escaping one HTML
+/// block start can expose another (types 1-6 interrupt a paragraph), so this repeats until
+/// none is left; a pathological text falls back to escaping every `<` that starts a line.
 pub fn contain(text: &str) -> String {
-    let mut inserts = Vec::new();
-    let mut close = None;
+    let mut cur = text.trim_end().to_string();
+    for _ in 0..64 {
+        let starts = html_block_starts(&cur);
+        if starts.is_empty() {
+            return close_open_fence(cur);
+        }
+        cur = insert_backslashes(&cur, &starts);
+    }
+    let starts: Vec<usize> = line_starts(&cur)
+        .filter_map(|i| {
+            let lead = cur[i..].chars().take_while(|&c| c == ' ').count();
+            (lead <= 3 && cur[i + lead..].starts_with('<')).then_some(i + lead)
+        })
+        .collect();
+    close_open_fence(insert_backslashes(&cur, &starts))
+}
+
+fn line_starts(s: &str) -> impl Iterator<Item = usize> + '_ {
+    std::iter::once(0).chain(s.match_indices('\n').map(|(i, _)| i + 1))
+}
+
+fn html_block_starts(text: &str) -> Vec<usize> {
+    let mut out = Vec::new();
     for (ev, range) in Parser::new_ext(text, Options::empty()).into_offset_iter() {
-        match ev {
-            Event::Start(Tag::HtmlBlock) => {
-                if let Some(off) = text[range.clone()].find('<') {
-                    inserts.push(range.start + off);
-                }
+        if let Event::Start(Tag::HtmlBlock) = ev {
+            if let Some(off) = text[range.clone()].find('<') {
+                out.push(range.start + off);
             }
-            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) => {
-                let block = &text[range.clone()];
-                let line_start = text[..range.start].rfind('\n').map(|i| i + 1).unwrap_or(0);
-                let top_level = text[line_start..range.start].chars().all(|c| c == ' ');
-                let opener = block.lines().next().unwrap_or("").trim_start();
-                let Some(fc) = opener.chars().next() else { continue };
-                let n = opener.chars().take_while(|&c| c == fc).count();
-                let last = block.trim_end_matches('\n').lines().last().unwrap_or("").trim();
-                let closed = block.trim_end_matches('\n').lines().count() > 1
-                    && last.chars().all(|c| c == fc)
-                    && last.chars().count() >= n;
-                if !closed && top_level && range.end >= text.trim_end().len() {
-                    close = Some(fc.to_string().repeat(n));
-                }
-            }
-            _ => {}
         }
     }
-    let mut out = String::with_capacity(text.len() + inserts.len() + 8);
+    out
+}
+
+fn insert_backslashes(text: &str, at: &[usize]) -> String {
+    let mut out = String::with_capacity(text.len() + at.len());
     let mut last = 0;
-    for i in inserts {
+    for &i in at {
         out.push_str(&text[last..i]);
         out.push('\\');
         last = i;
     }
     out.push_str(&text[last..]);
-    let mut out = out.trim_end().to_string();
-    if let Some(f) = close {
-        out.push('\n');
-        out.push_str(&f);
-    }
     out
+}
+
+/// Close a top-level fenced code block left open at the end of the text.
+fn close_open_fence(text: String) -> String {
+    let mut close = None;
+    for (ev, range) in Parser::new_ext(&text, Options::empty()).into_offset_iter() {
+        if let Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) = ev {
+            let block = &text[range.clone()];
+            let line_start = text[..range.start].rfind('\n').map(|i| i + 1).unwrap_or(0);
+            let top_level = text[line_start..range.start].chars().all(|c| c == ' ');
+            let opener = block.lines().next().unwrap_or("").trim_start();
+            let Some(fc) = opener.chars().next() else { continue };
+            let n = opener.chars().take_while(|&c| c == fc).count();
+            let body = block.trim_end_matches('\n');
+            let last = body.lines().last().unwrap_or("").trim();
+            let closed = body.lines().count() > 1 && last.chars().all(|c| c == fc) && last.chars().count() >= n;
+            if !closed && top_level && range.end >= text.len() {
+                close = Some(fc.to_string().repeat(n));
+            }
+        }
+    }
+    match close {
+        Some(f) => format!("{text}\n{f}"),
+        None => text,
+    }
 }
 
 #[cfg(test)]
@@ -304,5 +333,7 @@ mod tests {
         assert_eq!(contain("text\n\n```rust\nfn main() {"), "text\n\n```rust\nfn main() {\n```");
         assert_eq!(contain("```\nclosed\n```"), "```\nclosed\n```");
         assert_eq!(contain("a <b>inline</b> c"), "a <b>inline</b> c");
+        // The second start is only a block once the first one is escaped.
+        assert_eq!(contain("<iframe x>\n<style>y</style>"), "\\<iframe x>\n\\<style>y</style>");
     }
 }

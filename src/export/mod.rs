@@ -420,7 +420,7 @@ impl Builder<'_, '_> {
                     items.push(Item::Note(Note { anchor: id.clone(), id, time, text: format!("Label: {l}") }));
                 }
                 Kind::Unknown => {
-                    let text = format!("Entry of unknown kind `{}`", vis_line(&e.kind_name));
+                    let text = format!("Entry of unknown kind \"{}\"", vis_line(&e.kind_name));
                     items.push(Item::Note(Note { anchor: id.clone(), id, time, text }));
                 }
             }
@@ -599,7 +599,7 @@ impl Builder<'_, '_> {
                 Part::ProviderCompaction { summary: summary.as_deref().map(vis) }
             }
             Block::ServerTool { provider, block } => Part::Note(server_tool_note(provider, block)),
-            Block::Unknown { type_name, .. } => Part::Note(format!("Content block of unknown type `{}`", vis_line(type_name))),
+            Block::Unknown { type_name, .. } => Part::Note(format!("Content block of unknown type \"{}\"", vis_line(type_name))),
         })
     }
 }
@@ -708,7 +708,7 @@ pub fn check_image(mime: &str, data: &str) -> std::result::Result<usize, String>
         "image/jpeg" => &[b"\xff\xd8\xff"],
         "image/gif" => &[b"GIF87a", b"GIF89a"],
         "image/webp" => &[b"RIFF"],
-        _ => return Err(format!("image of unsupported type `{}` not shown", vis_line(&sanitize::truncate(mime, 60)))),
+        _ => return Err(format!("image of unsupported type \"{}\" not shown", vis_line(&sanitize::truncate(mime, 60)))),
     };
     let bytes = base64_decode(data).ok_or_else(|| format!("{mime} image with invalid base64 data not shown"))?;
     let ok = magic.iter().any(|m| bytes.starts_with(m)) && (mime != "image/webp" || bytes.get(8..12) == Some(b"WEBP"));
