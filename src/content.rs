@@ -125,14 +125,12 @@ fn block(format: Format, b: &Value) -> Block {
             offloaded_path: None,
         }),
         "image" => image(b),
-        "compaction" => Block::ProviderCompaction {
-            summary: str_of(b, "summary"),
-            encrypted: str_of(b, "encryptedContent"),
-        },
-        "serverTool" => Block::ServerTool {
-            provider: text("provider"),
-            block: b.get("block").cloned().unwrap_or(Value::Null),
-        },
+        "compaction" => {
+            Block::ProviderCompaction { summary: str_of(b, "summary"), encrypted: str_of(b, "encryptedContent") }
+        }
+        "serverTool" => {
+            Block::ServerTool { provider: text("provider"), block: b.get("block").cloned().unwrap_or(Value::Null) }
+        }
         _ => Block::Unknown { type_name: ty.to_string(), raw: b.clone() },
     }
 }

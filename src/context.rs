@@ -189,7 +189,8 @@ impl Walk {
                 if !ledger.contains(id) {
                     continue;
                 }
-                let tool = r.tool_name.clone().or_else(|| self.call_names.get(id).cloned()).unwrap_or_else(|| "tool".into());
+                let tool =
+                    r.tool_name.clone().or_else(|| self.call_names.get(id).cloned()).unwrap_or_else(|| "tool".into());
                 let n = content::js_len(&r.text());
                 let stub = if self.shed {
                     format!("[shed: the \"{tool}\" result ({n} characters) was removed to save context; re-run the tool to see it again]")

@@ -93,14 +93,16 @@ fn arcturn_latest_folds_compaction_elides_and_skips_the_refusal() {
 fn arcturn_other_leaf_and_before_the_compaction() {
     let doc = context(REVIEW, Some("b01"));
     let ids: Vec<Value> = messages(&doc).into_iter().map(|m| m.0).collect();
-    assert_eq!(ids, vec![json!("e14"), json!("e10"), json!("e11"), json!("e12"), json!("e13"), json!("e16"), json!("b01")]);
+    assert_eq!(
+        ids,
+        vec![json!("e14"), json!("e10"), json!("e11"), json!("e12"), json!("e13"), json!("e16"), json!("b01")]
+    );
     assert_eq!(doc["skipped"], json!([]));
     assert_eq!(doc["elided"], json!([]));
     assert_eq!(doc["withheld_thinking"], json!(["e11"]));
 
     let doc = context(REVIEW, Some("e13"));
-    let ids: Vec<String> =
-        messages(&doc).into_iter().map(|m| m.0.as_str().unwrap().to_string()).collect();
+    let ids: Vec<String> = messages(&doc).into_iter().map(|m| m.0.as_str().unwrap().to_string()).collect();
     let expected: Vec<String> = (1..=13).map(|i| format!("e{i:02}")).collect();
     assert_eq!(ids, expected);
     assert_eq!(doc["todos"], Value::Null);

@@ -72,8 +72,7 @@ fn goldens() {
 /// The transcript's own section headings (H2 headings that start with a section label),
 /// parsed back with pulldown-cmark. Message text may hold headings of its own.
 fn h2_headings(md: &str) -> Vec<String> {
-    const LABELS: &[&str] =
-        &["User", "Assistant", "Tool result", "Operator", "Compaction", "Note", "Message ("];
+    const LABELS: &[&str] = &["User", "Assistant", "Tool result", "Operator", "Compaction", "Note", "Message ("];
     all_h2(md).into_iter().filter(|h| LABELS.iter().any(|l| h.starts_with(l))).collect()
 }
 
@@ -146,7 +145,10 @@ fn as_sent_exports_the_materialized_context() {
     assert_eq!(heads.len(), 12, "{heads:#?}");
     assert!(heads[0].starts_with("Compaction summary (sent)"));
     assert!(!md.contains("Fix the failing test in"), "folded into the summary");
-    assert!(!md.contains("delete ~/old-projects to free") || !md.contains("I can't delete directories"), "refusal not sent");
+    assert!(
+        !md.contains("delete ~/old-projects to free") || !md.contains("I can't delete directories"),
+        "refusal not sent"
+    );
     assert!(md.contains("[context-edited: the \"read\" result (6240 characters) was elided"));
     assert!(md.contains("sent as a stub"));
     let thinking = export(&["--as-sent", "--thinking", REVIEW]);
@@ -161,7 +163,9 @@ fn crab_transcript_shows_events_and_resolves_tool_names() {
     assert!(md.contains("1 old tool result(s) now sent as placeholders"));
     assert!(md.contains("## Compaction: summarize"));
     assert!(md.contains("**Result** of `read` *(call `call_00_a1b2`)*"));
-    assert!(md.contains("[... 51 more lines cut (251 in all)]") || md.contains("\\[... 51 more lines cut (251 in all)\\]"));
+    assert!(
+        md.contains("[... 51 more lines cut (251 in all)]") || md.contains("\\[... 51 more lines cut (251 in all)\\]")
+    );
     let html = export(&["--html", CRAB]);
     // Six llm_call records, two compaction events.
     assert_eq!(html.matches("<title>call ").count(), 6);
@@ -259,10 +263,60 @@ fn tags(html: &str) -> Vec<(String, Vec<(String, String)>)> {
 }
 
 const ALLOWED_TAGS: &[&str] = &[
-    "html", "head", "meta", "title", "style", "body", "header", "main", "footer", "h1", "h2", "h3", "h4", "h5", "h6",
-    "dl", "dt", "dd", "div", "span", "p", "a", "code", "pre", "article", "section", "aside", "details", "summary", "b",
-    "em", "strong", "del", "ul", "ol", "li", "blockquote", "hr", "br", "table", "thead", "tbody", "tr", "th", "td",
-    "figure", "figcaption", "img", "input", "svg", "g", "rect", "line", "text",
+    "html",
+    "head",
+    "meta",
+    "title",
+    "style",
+    "body",
+    "header",
+    "main",
+    "footer",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "dl",
+    "dt",
+    "dd",
+    "div",
+    "span",
+    "p",
+    "a",
+    "code",
+    "pre",
+    "article",
+    "section",
+    "aside",
+    "details",
+    "summary",
+    "b",
+    "em",
+    "strong",
+    "del",
+    "ul",
+    "ol",
+    "li",
+    "blockquote",
+    "hr",
+    "br",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "figure",
+    "figcaption",
+    "img",
+    "input",
+    "svg",
+    "g",
+    "rect",
+    "line",
+    "text",
 ];
 
 fn assert_no_live_markup(html: &str) {
@@ -276,12 +330,16 @@ fn assert_no_live_markup(html: &str) {
             assert!(!matches!(k.as_str(), "srcdoc" | "formaction" | "action" | "xlink:href"), "{k} on <{name}>");
             if k == "href" {
                 assert!(
-                    v.starts_with("https://") || v.starts_with("http://") || v.starts_with("mailto:") || v.starts_with("#e-"),
+                    v.starts_with("https://")
+                        || v.starts_with("http://")
+                        || v.starts_with("mailto:")
+                        || v.starts_with("#e-"),
                     "live link {v:?}"
                 );
             }
             if k == "src" {
-                let ok = ["png", "jpeg", "gif", "webp"].iter().any(|t| v.starts_with(&format!("data:image/{t};base64,")));
+                let ok =
+                    ["png", "jpeg", "gif", "webp"].iter().any(|t| v.starts_with(&format!("data:image/{t};base64,")));
                 assert!(ok && !v.contains(' '), "image source {v:?}");
             }
             if k == "style" {
@@ -300,7 +358,9 @@ fn assert_no_live_markup(html: &str) {
     for bad in ["<script", "<iframe", "<object", "<embed", "<link", "<base", "<form", "<svg onload", "javascript:\""] {
         assert!(!lower.contains(bad), "{bad} in the page");
     }
-    assert!(!html.contains('\x1b') && !html.contains('\u{9b}') && !html.contains('\u{202e}') && !html.contains('\u{200b}'));
+    assert!(
+        !html.contains('\x1b') && !html.contains('\u{9b}') && !html.contains('\u{202e}') && !html.contains('\u{200b}')
+    );
 }
 
 #[test]

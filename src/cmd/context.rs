@@ -58,7 +58,8 @@ fn human(c: &Context, leaf_line: u32, p: &Palette, width: usize, out: &mut dyn W
             (Some(b), Some(a)) => format!(": {} -> {} tokens", preview::tokens(b), preview::tokens(a)),
             _ => String::new(),
         };
-        let off = if comp.target_on_path { "" } else { " (its target is not on this path: everything before it folded)" };
+        let off =
+            if comp.target_on_path { "" } else { " (its target is not on this path: everything before it folded)" };
         writeln!(out, "  {}", p.compaction(format!("{who}{tokens}{off}")))?;
     }
     writeln!(out)?;
@@ -91,7 +92,12 @@ fn human(c: &Context, leaf_line: u32, p: &Palette, width: usize, out: &mut dyn W
     state_line("model", &model, p, out)?;
     if !c.elided.is_empty() {
         let ids: Vec<String> = c.elided.iter().map(|i| sanitize::inline(i).into_owned()).collect();
-        writeln!(out, "{} {}", p.bold("elided:"), sanitize::truncate(&ids.join(", "), width.saturating_sub(8).max(20)))?;
+        writeln!(
+            out,
+            "{} {}",
+            p.bold("elided:"),
+            sanitize::truncate(&ids.join(", "), width.saturating_sub(8).max(20))
+        )?;
     }
     if !c.withheld_thinking.is_empty() {
         writeln!(out, "{} {} assistant message(s)", p.bold("thinking withheld:"), c.withheld_thinking.len())?;

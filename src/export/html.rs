@@ -151,7 +151,10 @@ fn chart(o: &mut String, c: &Chart) {
                 continue;
             }
             y -= hh;
-            let _ = write!(o, "<rect class=\"{class}\" x=\"{x:.2}\" y=\"{y:.2}\" width=\"{bar_w:.2}\" height=\"{hh:.2}\"/>");
+            let _ = write!(
+                o,
+                "<rect class=\"{class}\" x=\"{x:.2}\" y=\"{y:.2}\" width=\"{bar_w:.2}\" height=\"{hh:.2}\"/>"
+            );
         }
         o.push_str("</g>");
         if b.anchor.is_some() {
@@ -269,7 +272,11 @@ fn part(o: &mut String, p: &Part) {
         Part::ProviderCompaction { summary } => {
             o.push_str("<div class=\"note provider\">The provider compacted the conversation here.");
             if let Some(s) = summary {
-                let _ = write!(o, "<details><summary>Provider summary</summary><div class=\"md\">{}</div></details>", markdown(s));
+                let _ = write!(
+                    o,
+                    "<details><summary>Provider summary</summary><div class=\"md\">{}</div></details>",
+                    markdown(s)
+                );
             }
             o.push_str("</div>\n");
         }
@@ -345,7 +352,12 @@ fn image(o: &mut String, i: &ImagePart) {
 }
 
 fn card(o: &mut String, c: &Card) {
-    let _ = write!(o, "<section class=\"compaction\" id=\"e-{}\"><div class=\"head\"><span class=\"who\">{}</span>", esc(&c.anchor), esc(&c.title));
+    let _ = write!(
+        o,
+        "<section class=\"compaction\" id=\"e-{}\"><div class=\"head\"><span class=\"who\">{}</span>",
+        esc(&c.anchor),
+        esc(&c.title)
+    );
     if let Some(t) = &c.time {
         let _ = write!(o, "<span class=\"time\">{}</span>", esc(t));
     }
@@ -357,7 +369,11 @@ fn card(o: &mut String, c: &Card) {
         let _ = writeln!(o, "<p class=\"remark\">{}</p>", esc(&c.detail));
     }
     if let Some(s) = &c.summary {
-        let _ = writeln!(o, "<details class=\"summary\"><summary>Summary</summary><div class=\"md\">{}</div></details>", markdown(s));
+        let _ = writeln!(
+            o,
+            "<details class=\"summary\"><summary>Summary</summary><div class=\"md\">{}</div></details>",
+            markdown(s)
+        );
     }
     o.push_str("</section>\n");
 }

@@ -151,7 +151,12 @@ fn output(o: &mut String, r: &Output) {
 
 /// `[... 123 more lines cut (323 in all)]`.
 pub fn cut_marker(r: &Output) -> String {
-    let mut s = format!("[... {} more line{} cut ({} in all)", r.cut_lines, if r.cut_lines == 1 { "" } else { "s" }, r.total_lines);
+    let mut s = format!(
+        "[... {} more line{} cut ({} in all)",
+        r.cut_lines,
+        if r.cut_lines == 1 { "" } else { "s" },
+        r.total_lines
+    );
     if r.cut_chars > 0 {
         s.push_str(&format!("; {} characters cut", r.cut_chars));
     }

@@ -100,10 +100,17 @@ pub enum Part {
     /// Message text: Markdown.
     Markdown(String),
     Thinking(String),
-    ToolCall { name: String, id: Option<String>, main: String, arguments: String },
+    ToolCall {
+        name: String,
+        id: Option<String>,
+        main: String,
+        arguments: String,
+    },
     ToolOutput(Output),
     Image(ImagePart),
-    ProviderCompaction { summary: Option<String> },
+    ProviderCompaction {
+        summary: Option<String>,
+    },
     /// A one-line note (server tools, unknown blocks).
     Note(String),
 }
@@ -227,7 +234,10 @@ pub fn build(s: &Session<'_>, target: Ix, opts: Options) -> Result<Transcript> {
     Ok(Transcript {
         title: title(s, &path),
         session_id: s.header.as_ref().and_then(|h| h.id.as_deref()).map(vis_line).or_else(|| {
-            std::path::Path::new(s.name()).file_stem().map(|f| vis_line(&f.to_string_lossy())).filter(|_| s.name() != "-")
+            std::path::Path::new(s.name())
+                .file_stem()
+                .map(|f| vis_line(&f.to_string_lossy()))
+                .filter(|_| s.name() != "-")
         }),
         file: vis_line(s.name()),
         format: s.format,
@@ -438,7 +448,11 @@ impl Builder<'_, '_> {
                 None,
             ),
             "summarize" => {
-                let summary = self.s.value_at(o.span.clone()).ok().and_then(|v| v.get("summary").and_then(Value::as_str).map(vis));
+                let summary = self
+                    .s
+                    .value_at(o.span.clone())
+                    .ok()
+                    .and_then(|v| v.get("summary").and_then(Value::as_str).map(vis));
                 let target = o.up_to_id.as_ref().map(|t| vis_line(&t.text())).unwrap_or_else(|| "?".into());
                 ("Compaction: summarize".to_string(), format!("Messages up to {target} replaced by a summary"), summary)
             }
@@ -478,7 +492,7 @@ impl Builder<'_, '_> {
                             (format!("obs-{}", line.unwrap_or(m.line)), format!("obs line {}", line.unwrap_or(m.line)))
                         }
                     };
-                    let parts = m.blocks.iter().map(|b| self.part(b)).flatten().collect();
+                    let parts = m.blocks.iter().filter_map(|b| self.part(b)).collect();
                     remarks.push(format!("~{} tokens", m.tokens));
                     items.push(Item::Message(Msg {
                         anchor,
@@ -536,7 +550,7 @@ impl Builder<'_, '_> {
             stop_reason,
             error,
             remarks,
-            parts: blocks.iter().flat_map(|b| self.part(b)).collect(),
+            parts: blocks.iter().filter_map(|b| self.part(b)).collect(),
         }
     }
 
@@ -599,7 +613,9 @@ impl Builder<'_, '_> {
                 Part::ProviderCompaction { summary: summary.as_deref().map(vis) }
             }
             Block::ServerTool { provider, block } => Part::Note(server_tool_note(provider, block)),
-            Block::Unknown { type_name, .. } => Part::Note(format!("Content block of unknown type \"{}\"", vis_line(type_name))),
+            Block::Unknown { type_name, .. } => {
+                Part::Note(format!("Content block of unknown type \"{}\"", vis_line(type_name)))
+            }
         })
     }
 }
@@ -708,7 +724,9 @@ pub fn check_image(mime: &str, data: &str) -> std::result::Result<usize, String>
         "image/jpeg" => &[b"\xff\xd8\xff"],
         "image/gif" => &[b"GIF87a", b"GIF89a"],
         "image/webp" => &[b"RIFF"],
-        _ => return Err(format!("image of unsupported type \"{}\" not shown", vis_line(&sanitize::truncate(mime, 60)))),
+        _ => {
+            return Err(format!("image of unsupported type \"{}\" not shown", vis_line(&sanitize::truncate(mime, 60))))
+        }
     };
     let bytes = base64_decode(data).ok_or_else(|| format!("{mime} image with invalid base64 data not shown"))?;
     let ok = magic.iter().any(|m| bytes.starts_with(m)) && (mime != "image/webp" || bytes.get(8..12) == Some(b"WEBP"));
