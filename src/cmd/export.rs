@@ -17,8 +17,6 @@ pub fn run(ctx: &Ctx, a: &ExportArgs, out: &mut dyn Write) -> Result<Outcome> {
     let src = ctx.open(a.file.as_deref())?;
     let s = ctx.load(&src)?;
     let target = s.target(a.id.as_deref())?;
-    let t = export::build(&s, target, Options { thinking: a.thinking, as_sent: a.as_sent })?;
-    let doc = if a.html { html::render(&t) } else { markdown::render(&t) };
     let ext = if a.html { "html" } else { "md" };
     let dest = match (&a.output, a.auto_name) {
         (Some(p), _) => Some((PathBuf::from(p), true)),
@@ -33,10 +31,15 @@ pub fn run(ctx: &Ctx, a: &ExportArgs, out: &mut dyn Write) -> Result<Outcome> {
         }
         (None, false) => None,
     };
+    // Refuse a bad destination before doing the work.
+    if let Some((path, _)) = &dest {
+        guard(path, s.name())?;
+    }
+    let t = export::build(&s, target, Options { thinking: a.thinking, as_sent: a.as_sent })?;
+    let doc = if a.html { html::render(&t) } else { markdown::render(&t) };
     match dest {
         None => out.write_all(doc.as_bytes()).map_err(io_err)?,
         Some((path, overwrite)) => {
-            guard(&path, s.name())?;
             write_file(&path, doc.as_bytes(), overwrite)?;
             ctx.note(&format!("wrote {} ({} bytes)", sanitize::inline(&path.to_string_lossy()), doc.len()));
         }
