@@ -91,6 +91,16 @@ pub enum Command {
     /// Run a jq filter over every record of each file, as jq would over NDJSON.
     #[command(after_help = QUERY_HELP)]
     Query(QueryArgs),
+    /// Show what the model is sent at an entry: compactions folded, stubs, state, tokens.
+    #[command(
+        after_help = "Examples:\n  arcturn-inspect context session.jsonl\n  arcturn-inspect context session.jsonl b27e9a10\n  arcturn-inspect context --json session.jsonl | jq '.estimated_tokens'\n  arcturn-inspect context --json session.jsonl | jq -r '.messages[] | select(.elided) | .entry_id'"
+    )]
+    Context(ContextArgs),
+    /// Write a Markdown or HTML transcript of the path to an entry.
+    #[command(
+        after_help = "Examples:\n  arcturn-inspect export session.jsonl > review.md\n  arcturn-inspect export --html -o review.html session.jsonl\n  arcturn-inspect export --html -O session.jsonl     (arcturn-session-<yyyy-MM-dd-HHmm>.html here)\n  arcturn-inspect export --as-sent --thinking session.jsonl b27e9a10"
+    )]
+    Export(ExportArgs),
 }
 
 #[derive(Debug, Args)]
@@ -206,6 +216,41 @@ pub struct QueryArgs {
     /// Only records of this kind: message, compaction, state, label, obs; `session`/`meta` for the header.
     #[arg(long, value_name = "KIND")]
     pub kind: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ContextArgs {
+    /// Session file (`-` for stdin; default: the newest session of this project).
+    pub file: Option<String>,
+    /// Entry id or unique prefix to materialize at (default: the latest entry).
+    pub id: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Session file (`-` for stdin; default: the newest session of this project).
+    pub file: Option<String>,
+    /// Entry id or unique prefix the transcript ends at (default: the latest entry).
+    pub id: Option<String>,
+    /// Write one self-contained HTML file instead of Markdown.
+    #[arg(long)]
+    pub html: bool,
+    /// Write to PATH instead of stdout (never to the session file or its directory).
+    #[arg(short = 'o', long, value_name = "PATH", conflicts_with = "auto_name")]
+    pub output: Option<String>,
+    /// Write arcturn-session-<yyyy-MM-dd-HHmm>.md (or .html) in the current directory,
+    /// named from the session's creation time (UTC).
+    #[arg(short = 'O', long)]
+    pub auto_name: bool,
+    /// Overwrite the file -O names when it already exists.
+    #[arg(long)]
+    pub force: bool,
+    /// Include thinking blocks.
+    #[arg(long)]
+    pub thinking: bool,
+    /// Export what the model is sent at the entry (the `context` view) instead of the full path.
+    #[arg(long)]
+    pub as_sent: bool,
 }
 
 /// The clap command, for help, man page and completion generation.

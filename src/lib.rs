@@ -13,8 +13,11 @@
 pub mod check;
 pub mod cli;
 pub mod cmd;
+pub mod content;
+pub mod context;
 pub mod discover;
 pub mod error;
+pub mod export;
 pub mod finding;
 pub mod format;
 pub mod model;

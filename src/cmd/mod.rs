@@ -3,6 +3,8 @@
 //! status.
 
 pub mod check;
+pub mod context;
+pub mod export;
 pub mod leaves;
 pub mod path;
 pub mod query;
@@ -187,6 +189,8 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
         Command::Show(a) => show::run(&ctx, &a, out),
         Command::Check(a) => check::run(&ctx, &a, out),
         Command::Query(a) => query::run(&ctx, &a, out),
+        Command::Context(a) => context::run(&ctx, &a, out),
+        Command::Export(a) => export::run(&ctx, &a, out),
     }?;
     out.flush().map_err(|e| Error::Io { path: "<stdout>".into(), source: e })?;
     Ok(outcome)

@@ -1,0 +1,212 @@
+//! `context FILE [ID]`: the branch at an entry as the model receives it, then the state
+//! (todos, plan, model) and the estimated token count.
+
+use std::io::Write;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{io_err, Ctx, DocHead, Outcome};
+use crate::cli::ContextArgs;
+use crate::content::{Block, Image};
+use crate::context::{materialize, Context, Sent};
+use crate::error::Result;
+use crate::preview;
+use crate::render::{json, Palette};
+use crate::sanitize;
+
+pub fn run(ctx: &Ctx, a: &ContextArgs, out: &mut dyn Write) -> Result<Outcome> {
+    let src = ctx.open(a.file.as_deref())?;
+    let s = ctx.load(&src)?;
+    let leaf = s.target(a.id.as_deref())?;
+    let c = materialize(&s, leaf)?;
+    if ctx.global.json {
+        json::write(out, &Doc { head: DocHead::of(&s), context: &c }, false).map_err(io_err)?;
+    } else {
+        human(&c, s.entry(leaf).line, &ctx.palette, ctx.width, out).map_err(io_err)?;
+    }
+    ctx.finish(&s)
+}
+
+#[derive(Serialize)]
+struct Doc<'s> {
+    #[serde(flatten)]
+    head: DocHead<'s>,
+    #[serde(flatten)]
+    context: &'s Context,
+}
+
+fn human(c: &Context, leaf_line: u32, p: &Palette, width: usize, out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{} {} {}",
+        p.bold("context at"),
+        p.id(sanitize::inline(&c.leaf.text())),
+        p.dim(format!(
+            "(line {leaf_line}): {} message{} sent{}",
+            c.messages.len(),
+            if c.messages.len() == 1 { "" } else { "s" },
+            if c.skipped.is_empty() { String::new() } else { format!(", {} skipped", c.skipped.len()) }
+        ))
+    )?;
+    for comp in &c.compactions {
+        let who = match &comp.entry_id {
+            Some(id) => format!("compaction {}", sanitize::inline(&id.text())),
+            None => format!("{} event (line {})", sanitize::inline(&comp.strategy), comp.line),
+        };
+        let tokens = match (comp.tokens_before, comp.tokens_after) {
+            (Some(b), Some(a)) => format!(": {} -> {} tokens", preview::tokens(b), preview::tokens(a)),
+            _ => String::new(),
+        };
+        let off =
+            if comp.target_on_path { "" } else { " (its target is not on this path: everything before it folded)" };
+        writeln!(out, "  {}", p.compaction(format!("{who}{tokens}{off}")))?;
+    }
+    writeln!(out)?;
+    for (n, m) in c.messages.iter().enumerate() {
+        message_row(n + 1, m, p, width, out)?;
+    }
+    if c.messages.is_empty() {
+        writeln!(out, "  (nothing is sent)")?;
+    }
+    writeln!(out)?;
+    for sk in &c.skipped {
+        writeln!(
+            out,
+            "{} {} {}",
+            p.warning("skipped"),
+            p.id(sanitize::inline(&sk.entry_id.text())),
+            p.dim(format!("(line {}): {}, not sent", sk.line, sk.reason))
+        )?;
+    }
+    state_line("todos", &c.todos, p, out)?;
+    state_line("plan", &c.plan, p, out)?;
+    let model = match (&c.model, &c.last_model) {
+        (Value::Null, Some(m)) => Value::String(format!(
+            "{}{} (last assistant message; no model state)",
+            m.provider.as_deref().map(|p| format!("{p}/")).unwrap_or_default(),
+            m.model.as_deref().unwrap_or("?")
+        )),
+        (v, _) => v.clone(),
+    };
+    state_line("model", &model, p, out)?;
+    if !c.elided.is_empty() {
+        let ids: Vec<String> = c.elided.iter().map(|i| sanitize::inline(i).into_owned()).collect();
+        writeln!(
+            out,
+            "{} {}",
+            p.bold("elided:"),
+            sanitize::truncate(&ids.join(", "), width.saturating_sub(8).max(20))
+        )?;
+    }
+    if !c.withheld_thinking.is_empty() {
+        writeln!(out, "{} {} assistant message(s)", p.bold("thinking withheld:"), c.withheld_thinking.len())?;
+    }
+    writeln!(
+        out,
+        "{} ~{} tokens {}",
+        p.bold("estimated context:"),
+        preview::tokens(c.estimated_tokens),
+        p.dim(format!("({} characters, ceil(chars / 4) per message)", c.estimated_chars))
+    )
+}
+
+fn message_row(n: usize, m: &Sent, p: &Palette, width: usize, out: &mut dyn Write) -> std::io::Result<()> {
+    let id = match (&m.entry_id, m.obs_line) {
+        (Some(id), _) => id.short(),
+        (None, Some(l)) => format!("obs@{l}"),
+        (None, None) => "-".into(),
+    };
+    let role = if m.synthetic { "summary".to_string() } else { m.role.clone() };
+    let role_cell = format!("{:<10}", sanitize::inline(&role));
+    let role_cell = match role.as_str() {
+        "summary" => p.compaction(&role_cell),
+        "user" => p.user(&role_cell),
+        "assistant" => p.assistant(&role_cell),
+        "toolResult" => p.tool(&role_cell),
+        "system" => p.operator(&role_cell),
+        _ => role_cell,
+    };
+    let mut marks = Vec::new();
+    if m.thinking_withheld {
+        marks.push("[thinking withheld]".to_string());
+    }
+    let text = describe(m);
+    let tokens = format!("~{} tok", preview::tokens(m.tokens));
+    let used = 4 + 1 + id.chars().count() + 1 + 10 + 1 + tokens.len() + 2;
+    let room = width.saturating_sub(used + marks.iter().map(|s| s.len() + 1).sum::<usize>()).max(16);
+    let text = sanitize::inline(&text);
+    let text = sanitize::truncate(&text, room);
+    let text = if m.elided { p.warning(&text) } else { text.into_owned() };
+    let marks = if marks.is_empty() { String::new() } else { format!("{} ", p.warning(marks.join(" "))) };
+    writeln!(out, "{:>4} {} {role_cell} {marks}{text}  {}", n, p.id(sanitize::inline(&id)), p.dim(tokens))
+}
+
+/// A one-line account of a message's content as sent.
+fn describe(m: &Sent) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for b in &m.blocks {
+        match b {
+            Block::Text(t) => parts.push(first_line(t)),
+            Block::Thinking { .. } => parts.push("(thinking)".into()),
+            Block::ToolCall { name, arguments, .. } => {
+                let arg = preview::main_argument(arguments);
+                parts.push(format!("→ {name} {arg}").trim_end().to_string());
+            }
+            Block::ToolResult(r) => {
+                let mut t = first_line(&r.text());
+                if r.is_error {
+                    t = format!("[error] {t}");
+                }
+                parts.push(t);
+            }
+            Block::Image(Image::Inline { mime, .. }) => parts.push(format!("[image {mime}]")),
+            Block::Image(Image::Url(u)) => parts.push(format!("[image {u}]")),
+            Block::ProviderCompaction { .. } => parts.push("(provider compaction block)".into()),
+            Block::ServerTool { provider, .. } => parts.push(format!("(server tool, {provider})")),
+            Block::Unknown { type_name, .. } => parts.push(format!("({type_name} block)")),
+        }
+    }
+    parts.retain(|s| !s.is_empty());
+    parts.join(" ")
+}
+
+fn first_line(t: &str) -> String {
+    let t = t.trim_start();
+    let line = t.lines().next().unwrap_or("");
+    if t.len() > line.len() + 1 {
+        format!("{line} …")
+    } else {
+        line.to_string()
+    }
+}
+
+fn state_line(name: &str, v: &Value, p: &Palette, out: &mut dyn Write) -> std::io::Result<()> {
+    let label = p.bold(format!("{name}:"));
+    match v {
+        Value::Null => writeln!(out, "{label} {}", p.dim("(none)")),
+        Value::String(s) => writeln!(out, "{label} {}", sanitize::inline(s)),
+        Value::Array(items) if name == "todos" => {
+            writeln!(out, "{label}")?;
+            for t in items {
+                let text = t
+                    .get("text")
+                    .or_else(|| t.get("content"))
+                    .or_else(|| t.get("title"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+                    .unwrap_or_else(|| t.to_string());
+                let done = t.get("done").and_then(Value::as_bool).unwrap_or(false)
+                    || t.get("status").and_then(Value::as_str) == Some("completed");
+                writeln!(out, "  [{}] {}", if done { "x" } else { " " }, sanitize::inline(&text))?;
+            }
+            Ok(())
+        }
+        Value::Object(o) if name == "model" && o.contains_key("id") => {
+            let prov = o.get("provider").and_then(Value::as_str).map(|p| format!("{p}/")).unwrap_or_default();
+            let id = o.get("id").and_then(Value::as_str).unwrap_or("?");
+            writeln!(out, "{label} {}", sanitize::inline(&format!("{prov}{id}")))
+        }
+        other => writeln!(out, "{label} {}", sanitize::inline(&other.to_string())),
+    }
+}

@@ -1,0 +1,97 @@
+//! `export FILE [ID]`: a Markdown or HTML transcript to stdout, `-o PATH`, or `-O` (a name
+//! from the session's creation time, in the current directory, never overwritten without
+//! `--force`). Nothing is ever written to the session file or into its directory.
+
+use std::fs::{self, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use super::{io_err, Ctx, Outcome};
+use crate::cli::ExportArgs;
+use crate::error::{Error, Result};
+use crate::export::{self, html, markdown, Options};
+use crate::sanitize;
+use crate::time;
+
+pub fn run(ctx: &Ctx, a: &ExportArgs, out: &mut dyn Write) -> Result<Outcome> {
+    let src = ctx.open(a.file.as_deref())?;
+    let s = ctx.load(&src)?;
+    let target = s.target(a.id.as_deref())?;
+    let ext = if a.html { "html" } else { "md" };
+    let dest = match (&a.output, a.auto_name) {
+        (Some(p), _) => Some((PathBuf::from(p), true)),
+        (None, true) => {
+            let created = s.created().ok_or_else(|| {
+                Error::Usage(format!(
+                    "{}: the session has no creation time to name the file after; use -o PATH",
+                    sanitize::inline(s.name())
+                ))
+            })?;
+            Some((PathBuf::from(format!("arcturn-session-{}.{ext}", time::format_file_stamp(created))), a.force))
+        }
+        (None, false) => None,
+    };
+    // Refuse a bad destination before doing the work.
+    if let Some((path, _)) = &dest {
+        guard(path, s.name())?;
+    }
+    let t = export::build(&s, target, Options { thinking: a.thinking, as_sent: a.as_sent })?;
+    let doc = if a.html { html::render(&t) } else { markdown::render(&t) };
+    match dest {
+        None => out.write_all(doc.as_bytes()).map_err(io_err)?,
+        Some((path, overwrite)) => {
+            write_file(&path, doc.as_bytes(), overwrite)?;
+            ctx.note(&format!("wrote {} ({} bytes)", sanitize::inline(&path.to_string_lossy()), doc.len()));
+        }
+    }
+    ctx.finish(&s)
+}
+
+/// Refuse to write to the session file itself or next to it.
+fn guard(path: &Path, session: &str) -> Result<()> {
+    if session == "-" {
+        return Ok(());
+    }
+    let canon = |p: &Path| fs::canonicalize(p).ok();
+    let session_file = canon(Path::new(session));
+    let session_dir = session_file.as_ref().and_then(|f| f.parent().map(Path::to_path_buf));
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let out_dir = canon(&parent);
+    let out_file = canon(path);
+    if out_file.is_some() && out_file == session_file {
+        return Err(Error::Usage(format!(
+            "refusing to write the export over the session file {}",
+            sanitize::inline(session)
+        )));
+    }
+    if out_dir.is_some() && out_dir == session_dir {
+        return Err(Error::Usage(format!(
+            "refusing to write {} next to the session file (exports never go into a session directory); choose another directory with -o",
+            sanitize::inline(&path.to_string_lossy())
+        )));
+    }
+    Ok(())
+}
+
+fn write_file(path: &Path, bytes: &[u8], overwrite: bool) -> Result<()> {
+    let shown = path.to_string_lossy().into_owned();
+    let mut opts = OpenOptions::new();
+    opts.write(true);
+    if overwrite {
+        opts.create(true).truncate(true);
+    } else {
+        // create_new: no window between an existence check and the write.
+        opts.create_new(true);
+    }
+    let mut f = opts.open(path).map_err(|e| {
+        if e.kind() == io::ErrorKind::AlreadyExists {
+            Error::Usage(format!("{} already exists; pass --force to overwrite it", sanitize::inline(&shown)))
+        } else {
+            Error::Io { path: shown.clone(), source: e }
+        }
+    })?;
+    f.write_all(bytes).map_err(|e| Error::Io { path: shown.clone(), source: e })
+}

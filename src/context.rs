@@ -1,0 +1,410 @@
+//! The materialized branch: what the model is sent at a leaf (FORMATS.md 1.6 for arcturn,
+//! the replay of compaction events for crab). Plain data; the `context` command and
+//! `export --as-sent` render it.
+//!
+//! arcturn: walking the root-first path, messages append; a compaction replaces every message
+//! at or before its `upToId` (and any earlier summary) with one synthetic summary, keeping the
+//! tail after `upToId` (without thinking when `stripTailThinking`); when `upToId` is not an
+//! ancestor on the path, everything before the compaction is folded. State entries set todos,
+//! plan and model (last wins) and add context-edit passes to the ledger; elided results are
+//! sent as one-line stubs. Refusals stay in the working list (a later compaction may fold
+//! them like any message) and are taken out at the end, listed in `skipped`.
+//!
+//! crab: `obs` compaction events are replayed in file order against the path's messages:
+//! `shed` turns results into placeholders, `summarize` folds the messages up to `up_to_id`
+//! into one synthetic summary. That summary has no entry of its own, so its `entry_id` is
+//! `null` and `obs_line` names the event's line.
+//!
+//! `estimated_tokens` is the agents' own estimate: per message, ceil(characters / 4), summed,
+//! where characters are counted as JavaScript does (UTF-16 code units) over what is sent:
+//! text, thinking that is replayed, each tool call's name plus its arguments as compact JSON,
+//! tool result text (or the stub that replaces it), a flat 4800 per image, a provider
+//! compaction block's summary, a server-tool block as JSON, and the synthetic summary text.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::content::{self, Block, Image, IMAGE_CHARS};
+use crate::error::Result;
+use crate::model::{Format, Kind, OwnedId};
+use crate::session::Session;
+use crate::tree::Ix;
+
+/// The branch at a leaf as the model receives it.
+#[derive(Debug, Serialize)]
+pub struct Context {
+    pub leaf: OwnedId,
+    pub messages: Vec<Sent>,
+    pub skipped: Vec<Skipped>,
+    pub todos: Value,
+    pub plan: Value,
+    pub model: Value,
+    /// The context-edit ledger (arcturn) or the shed tool-use ids (crab), in order.
+    pub elided: Vec<String>,
+    /// Entry ids of assistant messages whose thinking is not replayed.
+    pub withheld_thinking: Vec<OwnedId>,
+    pub estimated_tokens: u64,
+    /// The characters behind `estimated_tokens` (UTF-16 code units).
+    pub estimated_chars: u64,
+    /// Provider and model of the last assistant message sent (not the `model` state).
+    pub last_model: Option<ModelRef>,
+    /// Compactions applied on the way (entries or crab events), in order.
+    pub compactions: Vec<Applied>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ModelRef {
+    pub provider: Option<String>,
+    pub model: Option<String>,
+}
+
+/// One message as sent.
+#[derive(Debug, Serialize)]
+pub struct Sent {
+    /// The message's entry; for an arcturn summary the compaction entry; `null` for a crab
+    /// summary (see `obs_line`).
+    pub entry_id: Option<OwnedId>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub obs_line: Option<u32>,
+    /// Line of the entry (or event) in the file.
+    pub line: u32,
+    /// The role as written in the file; a synthetic summary is sent as `user`.
+    pub role: String,
+    pub synthetic: bool,
+    /// A tool result in it is sent as a stub (context edit) or placeholder (crab shed).
+    pub elided: bool,
+    /// The message had thinking that is not replayed (stripTailThinking, withholdThinking).
+    pub thinking_withheld: bool,
+    /// Characters counted for the estimate, and ceil(chars / 4).
+    pub chars: u64,
+    pub tokens: u64,
+    /// The content as sent (stubs in place, withheld thinking removed).
+    #[serde(skip)]
+    pub blocks: Vec<Block>,
+    /// The entry behind the message (none for summaries).
+    #[serde(skip)]
+    pub ix: Option<Ix>,
+    #[serde(skip)]
+    pub refusal: bool,
+    /// Path position (arcturn) or line (crab) used to decide what a compaction folds.
+    #[serde(skip)]
+    order: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Skipped {
+    pub entry_id: OwnedId,
+    pub reason: &'static str,
+    pub line: u32,
+}
+
+/// A compaction applied during materialization.
+#[derive(Debug, Serialize)]
+pub struct Applied {
+    pub entry_id: Option<OwnedId>,
+    pub line: u32,
+    /// `summary` (arcturn compaction, crab summarize) or `shed`.
+    pub strategy: String,
+    pub tokens_before: Option<u64>,
+    pub tokens_after: Option<u64>,
+    /// Whether `upToId` / `up_to_id` was found before it on this path.
+    pub target_on_path: bool,
+}
+
+pub fn materialize(s: &Session<'_>, leaf: Ix) -> Result<Context> {
+    let mut w = Walk::default();
+    match s.format {
+        Format::Arcturn => arcturn(s, leaf, &mut w)?,
+        Format::Crab => crab(s, leaf, &mut w)?,
+    }
+    Ok(w.finish(s, leaf))
+}
+
+#[derive(Default)]
+struct Walk {
+    list: Vec<Sent>,
+    todos: Option<Value>,
+    plan: Option<Value>,
+    model: Option<Value>,
+    ledger: Vec<String>,
+    shed: bool,
+    call_names: HashMap<String, String>,
+    compactions: Vec<Applied>,
+}
+
+impl Walk {
+    fn push_message(&mut self, s: &Session<'_>, ix: Ix, order: usize) -> Result<()> {
+        let e = s.entry(ix);
+        let Some(m) = &e.message else { return Ok(()) };
+        let v = s.value(ix)?;
+        let blocks = content::blocks(s.format, &v);
+        for b in &blocks {
+            if let Block::ToolCall { id: Some(id), name, .. } = b {
+                self.call_names.insert(id.clone(), name.clone());
+            }
+        }
+        self.list.push(Sent {
+            entry_id: Some(e.id.to_owned_id()),
+            obs_line: None,
+            line: e.line,
+            role: m.role_name.to_string(),
+            synthetic: false,
+            elided: false,
+            thinking_withheld: false,
+            chars: 0,
+            tokens: 0,
+            blocks,
+            ix: Some(ix),
+            refusal: m.stop_reason.as_deref() == Some("refusal"),
+            order,
+        });
+        Ok(())
+    }
+
+    /// Fold every message whose order is at or below `up_to` (all of them when `None`) and
+    /// every earlier summary into one synthetic summary placed first.
+    fn fold(&mut self, summary: Sent, up_to: Option<usize>, strip_tail_thinking: bool) {
+        let mut kept: Vec<Sent> = std::mem::take(&mut self.list)
+            .into_iter()
+            .filter(|m| !m.synthetic && up_to.is_some_and(|u| m.order > u))
+            .collect();
+        if strip_tail_thinking {
+            for m in &mut kept {
+                withhold(m);
+            }
+        }
+        self.list.push(summary);
+        self.list.extend(kept);
+    }
+
+    fn finish(mut self, s: &Session<'_>, leaf: Ix) -> Context {
+        let ledger: HashSet<&str> = self.ledger.iter().map(String::as_str).collect();
+        for m in &mut self.list {
+            let mut elided = false;
+            for b in &mut m.blocks {
+                let Block::ToolResult(r) = b else { continue };
+                let Some(id) = r.call_id.as_deref() else { continue };
+                if !ledger.contains(id) {
+                    continue;
+                }
+                let tool =
+                    r.tool_name.clone().or_else(|| self.call_names.get(id).cloned()).unwrap_or_else(|| "tool".into());
+                let n = content::js_len(&r.text());
+                let stub = if self.shed {
+                    format!("[shed: the \"{tool}\" result ({n} characters) was removed to save context; re-run the tool to see it again]")
+                } else if let Some(p) = &r.offloaded_path {
+                    format!("[context-edited: the \"{tool}\" result ({n} characters) was elided; the full output is at {p}]")
+                } else {
+                    format!("[context-edited: the \"{tool}\" result ({n} characters) was elided; re-run the tool to see it again]")
+                };
+                r.content = vec![Block::Text(stub)];
+                elided = true;
+            }
+            m.elided = elided;
+            if m.thinking_withheld {
+                m.blocks.retain(|b| !matches!(b, Block::Thinking { .. }));
+            }
+        }
+        let mut skipped = Vec::new();
+        let mut messages = Vec::new();
+        for m in self.list {
+            if m.refusal {
+                if let Some(id) = m.entry_id {
+                    skipped.push(Skipped { entry_id: id, reason: "refusal", line: m.line });
+                }
+            } else {
+                messages.push(m);
+            }
+        }
+        let mut total_chars = 0;
+        let mut total_tokens = 0;
+        let mut last_model = None;
+        for m in &mut messages {
+            m.chars = m.blocks.iter().map(chars).sum();
+            m.tokens = m.chars.div_ceil(4);
+            total_chars += m.chars;
+            total_tokens += m.tokens;
+            if let Some(msg) = m.ix.and_then(|i| s.entry(i).message.as_ref()) {
+                if msg.model.is_some() || msg.provider.is_some() {
+                    last_model = Some(ModelRef {
+                        provider: msg.provider.as_deref().map(str::to_string),
+                        model: msg.model.as_deref().map(str::to_string),
+                    });
+                }
+            }
+        }
+        let withheld_thinking =
+            messages.iter().filter(|m| m.thinking_withheld).filter_map(|m| m.entry_id.clone()).collect();
+        Context {
+            leaf: s.entry(leaf).id.to_owned_id(),
+            messages,
+            skipped,
+            todos: self.todos.unwrap_or(Value::Null),
+            plan: self.plan.unwrap_or(Value::Null),
+            model: self.model.unwrap_or(Value::Null),
+            elided: self.ledger,
+            withheld_thinking,
+            estimated_tokens: total_tokens,
+            estimated_chars: total_chars,
+            last_model,
+            compactions: self.compactions,
+        }
+    }
+
+    fn add_to_ledger(&mut self, ids: impl IntoIterator<Item = String>) {
+        for id in ids {
+            if !self.ledger.contains(&id) {
+                self.ledger.push(id);
+            }
+        }
+    }
+}
+
+/// Mark an assistant message's thinking as not replayed (only when it has some).
+fn withhold(m: &mut Sent) {
+    if m.role == "assistant" && m.blocks.iter().any(|b| matches!(b, Block::Thinking { .. })) {
+        m.thinking_withheld = true;
+    }
+}
+
+fn chars(b: &Block) -> u64 {
+    match b {
+        Block::Text(t) => content::js_len(t),
+        Block::Thinking { text, .. } => content::js_len(text),
+        Block::ToolCall { name, arguments, .. } => content::js_len(name) + content::js_len(&arguments.to_string()),
+        Block::ToolResult(r) => r.content.iter().map(chars).sum(),
+        Block::Image(Image::Inline { .. } | Image::Url(_)) => IMAGE_CHARS,
+        Block::ProviderCompaction { summary, .. } => summary.as_deref().map(content::js_len).unwrap_or(0),
+        Block::ServerTool { block, .. } => content::js_len(&block.to_string()),
+        Block::Unknown { raw, .. } => content::js_len(&raw.to_string()),
+    }
+}
+
+fn summary_message(id: Option<OwnedId>, obs_line: Option<u32>, line: u32, text: String, order: usize) -> Sent {
+    Sent {
+        entry_id: id,
+        obs_line,
+        line,
+        role: "user".into(),
+        synthetic: true,
+        elided: false,
+        thinking_withheld: false,
+        chars: 0,
+        tokens: 0,
+        blocks: vec![Block::Text(text)],
+        ix: None,
+        refusal: false,
+        order,
+    }
+}
+
+fn raw_value(r: &serde_json::value::RawValue) -> Value {
+    serde_json::from_str(r.get()).unwrap_or(Value::Null)
+}
+
+fn arcturn(s: &Session<'_>, leaf: Ix, w: &mut Walk) -> Result<()> {
+    let path = s.tree.path(leaf);
+    let position: HashMap<Ix, usize> = path.iter().enumerate().map(|(p, &i)| (i, p)).collect();
+    for (p, &ix) in path.iter().enumerate() {
+        let e = s.entry(ix);
+        match e.kind {
+            Kind::Message => w.push_message(s, ix, p)?,
+            Kind::Compaction => {
+                let c = e.compaction.clone().unwrap_or_default();
+                let up_to = c.up_to.as_ref().and_then(|t| s.tree.get(t)).and_then(|j| position.get(&j).copied());
+                let up_to = up_to.filter(|&u| u < p);
+                let text = c.summary.as_ref().map(|t| t.decode()).unwrap_or_default();
+                w.compactions.push(Applied {
+                    entry_id: Some(e.id.to_owned_id()),
+                    line: e.line,
+                    strategy: "summary".into(),
+                    tokens_before: c.tokens_before,
+                    tokens_after: c.tokens_after,
+                    target_on_path: up_to.is_some(),
+                });
+                w.fold(summary_message(Some(e.id.to_owned_id()), None, e.line, text, p), up_to, c.strip_tail_thinking);
+            }
+            Kind::State => {
+                let Some(st) = &e.state else { continue };
+                if let Some(t) = st.todos {
+                    w.todos = Some(raw_value(t));
+                }
+                if let Some(t) = st.plan {
+                    w.plan = Some(raw_value(t));
+                }
+                if let Some(t) = st.model {
+                    w.model = Some(raw_value(t));
+                }
+                if let Some(ce) = &st.context_edit {
+                    let pass: HashSet<&str> = ce.elided.iter().map(|c| c.as_ref()).collect();
+                    w.add_to_ledger(ce.elided.iter().map(|c| c.to_string()));
+                    match ce.withhold_thinking.as_deref() {
+                        Some("all") => w.list.iter_mut().for_each(withhold),
+                        Some("afterFirstElided") => {
+                            let touches = |m: &Sent| {
+                                m.blocks.iter().any(|b| {
+                                    matches!(b, Block::ToolResult(r) if r.call_id.as_deref().is_some_and(|c| pass.contains(c)))
+                                })
+                            };
+                            if let Some(first) = w.list.iter().position(touches) {
+                                w.list.iter_mut().skip(first + 1).for_each(withhold);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Kind::Label | Kind::Unknown => {}
+        }
+    }
+    Ok(())
+}
+
+fn crab(s: &Session<'_>, leaf: Ix, w: &mut Walk) -> Result<()> {
+    w.shed = true;
+    let path = s.tree.path(leaf);
+    let on_path: HashSet<Ix> = path.iter().copied().collect();
+    // Events up to the next message record after the leaf belong to the leaf's context.
+    let limit = s.entries.get(leaf as usize + 1).map(|e| e.line).unwrap_or(u32::MAX);
+    let mut events: Vec<_> = s.observations.iter().filter(|o| o.tag == "compaction" && o.line < limit).collect();
+    events.sort_by_key(|o| o.line);
+    let mut next_event = events.into_iter().peekable();
+    let mut apply_until = |w: &mut Walk, line: u32| {
+        while let Some(o) = next_event.next_if(|o| o.line < line) {
+            let strategy = o.strategy.as_deref().unwrap_or("");
+            let mut target_on_path = true;
+            match strategy {
+                "shed" => w.add_to_ledger(o.shed.iter().map(|c| c.to_string())),
+                "summarize" => {
+                    let up_to = o.up_to_id.as_ref().and_then(|t| s.tree.get(t)).filter(|j| on_path.contains(j));
+                    target_on_path = up_to.is_some();
+                    let summary = s
+                        .value_at(o.span.clone())
+                        .ok()
+                        .and_then(|v| v.get("summary").and_then(Value::as_str).map(str::to_string))
+                        .unwrap_or_default();
+                    let up_line = up_to.map(|j| s.entry(j).line as usize);
+                    w.fold(summary_message(None, Some(o.line), o.line, summary, o.line as usize), up_line, false);
+                }
+                _ => continue,
+            }
+            w.compactions.push(Applied {
+                entry_id: None,
+                line: o.line,
+                strategy: strategy.to_string(),
+                tokens_before: o.tokens_before,
+                tokens_after: o.tokens_after,
+                target_on_path,
+            });
+        }
+    };
+    for &ix in &path {
+        let line = s.entry(ix).line;
+        apply_until(w, line);
+        w.push_message(s, ix, line as usize)?;
+    }
+    apply_until(w, u32::MAX);
+    Ok(())
+}

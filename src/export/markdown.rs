@@ -1,0 +1,344 @@
+//! The Markdown renderer: valid CommonMark, one `##` section per item. Message text is kept
+//! as Markdown, but it cannot break out of its section: an HTML block start is escaped (so
+//! an unclosed `<pre>` or `<!--` cannot swallow what follows) and an unclosed top-level
+//! code fence is closed. Everything verbatim (arguments, tool output, thinking) goes in a
+//! fence longer than any backtick run inside it.
+
+use std::fmt::Write;
+
+use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag};
+
+use super::{Card, ImagePart, Item, Msg, Note, Output, Part, Speaker, Transcript};
+use crate::preview;
+
+pub fn render(t: &Transcript) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "# {}\n", inline(&t.title));
+    let mut facts = Vec::new();
+    if let Some(id) = &t.session_id {
+        facts.push(format!("Session: {}", code(id)));
+    }
+    if let Some(c) = &t.created {
+        facts.push(format!("Created: {c}"));
+    }
+    facts.push(format!("File: {} ({})", code(&t.file), t.format));
+    facts.push(format!("Scope: {}", inline(&t.scope)));
+    if !t.models.is_empty() {
+        facts.push(format!("Models: {}", t.models.iter().map(|m| code(m)).collect::<Vec<_>>().join(", ")));
+    }
+    let u = &t.usage;
+    facts.push(format!(
+        "Tokens on this branch: {} model call(s); input {}, output {}, cache read {}, cache write {}{}",
+        t.calls,
+        u.input,
+        u.output,
+        u.cache_read,
+        u.cache_write,
+        u.cost.map(|c| format!("; cost ${c:.4}")).unwrap_or_default()
+    ));
+    facts.push(format!("Context at the end: ~{} tokens (estimated)", t.context_tokens));
+    for f in facts {
+        let _ = writeln!(o, "- {f}");
+    }
+    o.push('\n');
+    for item in &t.items {
+        o.push_str("---\n\n");
+        match item {
+            Item::Message(m) => message(&mut o, m),
+            Item::Compaction(c) => card(&mut o, c),
+            Item::Note(n) => note(&mut o, n),
+        }
+    }
+    o
+}
+
+fn message(o: &mut String, m: &Msg) {
+    let who = match m.speaker {
+        Speaker::User => "User".to_string(),
+        Speaker::Assistant => "Assistant".to_string(),
+        Speaker::ToolResult => "Tool result".to_string(),
+        Speaker::Operator => "Operator".to_string(),
+        Speaker::Summary => "Compaction summary (sent)".to_string(),
+        Speaker::Other => format!("Message ({})", m.role_name),
+    };
+    let mut head = vec![inline(&who)];
+    if let Some(t) = &m.time {
+        head.push(t.clone());
+    }
+    if let Some(md) = &m.model {
+        head.push(inline(md));
+    }
+    let _ = writeln!(o, "## {}\n", head.join(" · "));
+    let mut meta = vec![format!("entry {}", code(&m.id))];
+    if let Some(u) = &m.usage {
+        let mut s = format!("{} tokens", preview::tokens(u.total()));
+        if let Some(c) = u.cost {
+            s.push_str(&format!(", ${c:.4}"));
+        }
+        meta.push(s);
+    }
+    if let Some(r) = &m.stop_reason {
+        meta.push(format!("stop: {}", inline(r)));
+    }
+    meta.extend(m.remarks.iter().map(|r| inline(r)));
+    let _ = writeln!(o, "*{}*\n", meta.join(" · "));
+    if let Some(e) = &m.error {
+        let _ = writeln!(o, "**Error:**\n\n{}", fence(e, "text"));
+    }
+    for p in &m.parts {
+        part(o, p);
+    }
+}
+
+fn part(o: &mut String, p: &Part) {
+    match p {
+        Part::Markdown(t) => {
+            let _ = writeln!(o, "{}\n", contain(t));
+        }
+        Part::Thinking(t) => {
+            let _ = writeln!(o, "**Thinking**\n\n{}", fence(t, "text"));
+        }
+        Part::ToolCall { name, id, main, arguments } => {
+            let mut line = format!("**Tool call** {}", code(name));
+            if !main.is_empty() {
+                line.push_str(&format!(" {}", code(main)));
+            }
+            if let Some(id) = id {
+                line.push_str(&format!(" *(id {})*", code(id)));
+            }
+            let _ = writeln!(o, "{line}\n\n{}", fence(arguments, "json"));
+        }
+        Part::ToolOutput(r) => output(o, r),
+        Part::Image(i) => {
+            let _ = writeln!(o, "{}\n", image(i));
+        }
+        Part::ProviderCompaction { .. } => {
+            let _ = writeln!(o, "> *The provider compacted the conversation here.*\n");
+        }
+        Part::Note(n) => {
+            let _ = writeln!(o, "> *{}*\n", inline(n));
+        }
+    }
+}
+
+fn output(o: &mut String, r: &Output) {
+    let mut line = format!("**Result** of {}", code(&r.tool));
+    if let Some(id) = &r.call_id {
+        line.push_str(&format!(" *(call {})*", code(id)));
+    }
+    if r.is_error {
+        line.push_str(" · **error**");
+    }
+    if r.elided {
+        line.push_str(" · *sent as a stub*");
+    }
+    let _ = writeln!(o, "{line}\n");
+    if let Some(p) = &r.offloaded_path {
+        let _ = writeln!(o, "*Offloaded: the full output is at* {}\n", code(p));
+    }
+    if r.text.is_empty() {
+        let _ = writeln!(o, "*(no output)*\n");
+    } else {
+        let _ = writeln!(o, "{}", fence(&r.text, "text"));
+    }
+    if r.cut_lines > 0 || r.cut_chars > 0 {
+        let _ = writeln!(o, "*{}*\n", cut_marker(r));
+    }
+    for i in &r.images {
+        let _ = writeln!(o, "{}\n", image(i));
+    }
+}
+
+/// `[... 123 more lines cut (323 in all)]`.
+pub fn cut_marker(r: &Output) -> String {
+    let mut s = format!(
+        "[... {} more line{} cut ({} in all)",
+        r.cut_lines,
+        if r.cut_lines == 1 { "" } else { "s" },
+        r.total_lines
+    );
+    if r.cut_chars > 0 {
+        s.push_str(&format!("; {} characters cut", r.cut_chars));
+    }
+    s.push(']');
+    s
+}
+
+fn image(i: &ImagePart) -> String {
+    match i {
+        ImagePart::Inline { mime, bytes, .. } => format!("*[image: {mime}, {bytes} bytes, shown in the HTML export]*"),
+        ImagePart::Link(u) => format!("*[remote image, not loaded:* {}*]*", code(u)),
+        ImagePart::Rejected(why) => format!("*[{}]*", inline(why)),
+    }
+}
+
+fn card(o: &mut String, c: &Card) {
+    let mut head = vec![inline(&c.title)];
+    if let Some(t) = &c.time {
+        head.push(t.clone());
+    }
+    let _ = writeln!(o, "## {}\n", head.join(" · "));
+    let mut meta = vec![format!("entry {}", code(&c.id))];
+    if let (Some(b), Some(a)) = (c.tokens_before, c.tokens_after) {
+        meta.push(format!("{b} → {a} tokens"));
+    }
+    let _ = writeln!(o, "*{}*\n", meta.join(" · "));
+    if !c.detail.is_empty() {
+        let _ = writeln!(o, "{}\n", inline(&c.detail));
+    }
+    if let Some(s) = &c.summary {
+        let _ = writeln!(o, "<details>\n<summary>Summary</summary>\n\n{}\n\n</details>\n", contain(s));
+    }
+}
+
+fn note(o: &mut String, n: &Note) {
+    let mut head = vec!["Note".to_string()];
+    if let Some(t) = &n.time {
+        head.push(t.clone());
+    }
+    let _ = writeln!(o, "## {}\n\n*entry {}*\n\n{}\n", head.join(" · "), code(&n.id), inline(&n.text));
+}
+
+/// A code span that no backtick inside can close.
+pub fn code(s: &str) -> String {
+    let s = s.replace('\n', " ");
+    let run = longest_run(&s, '`');
+    let ticks = "`".repeat(run + 1);
+    let pad = if s.starts_with('`') || s.ends_with('`') || s.starts_with(' ') || s.is_empty() { " " } else { "" };
+    format!("{ticks}{pad}{s}{pad}{ticks}")
+}
+
+/// A fenced block longer than any backtick run in the text.
+pub fn fence(text: &str, info: &str) -> String {
+    let n = (longest_run(text, '`') + 1).max(3);
+    let f = "`".repeat(n);
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    format!("{f}{info}\n{body}\n{f}\n")
+}
+
+fn longest_run(s: &str, c: char) -> usize {
+    let mut best = 0;
+    let mut cur = 0;
+    for ch in s.chars() {
+        if ch == c {
+            cur += 1;
+            best = best.max(cur);
+        } else {
+            cur = 0;
+        }
+    }
+    best
+}
+
+/// Inline text that must stay plain: Markdown punctuation is backslash-escaped.
+pub fn inline(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' => out.push(' '),
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '#' | '!' | '|' | '&' | '~' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Keep a message's Markdown inside its section (see the module comment). Escaping one HTML
+/// block start can expose another (types 1-6 interrupt a paragraph), so this repeats until
+/// none is left; a pathological text falls back to escaping every `<` that starts a line.
+pub fn contain(text: &str) -> String {
+    let mut cur = text.trim_end().to_string();
+    for _ in 0..64 {
+        let starts = html_block_starts(&cur);
+        if starts.is_empty() {
+            return close_open_fence(cur);
+        }
+        cur = insert_backslashes(&cur, &starts);
+    }
+    let starts: Vec<usize> = line_starts(&cur)
+        .filter_map(|i| {
+            let lead = cur[i..].chars().take_while(|&c| c == ' ').count();
+            (lead <= 3 && cur[i + lead..].starts_with('<')).then_some(i + lead)
+        })
+        .collect();
+    close_open_fence(insert_backslashes(&cur, &starts))
+}
+
+fn line_starts(s: &str) -> impl Iterator<Item = usize> + '_ {
+    std::iter::once(0).chain(s.match_indices('\n').map(|(i, _)| i + 1))
+}
+
+fn html_block_starts(text: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    for (ev, range) in Parser::new_ext(text, Options::empty()).into_offset_iter() {
+        if let Event::Start(Tag::HtmlBlock) = ev {
+            if let Some(off) = text[range.clone()].find('<') {
+                out.push(range.start + off);
+            }
+        }
+    }
+    out
+}
+
+fn insert_backslashes(text: &str, at: &[usize]) -> String {
+    let mut out = String::with_capacity(text.len() + at.len());
+    let mut last = 0;
+    for &i in at {
+        out.push_str(&text[last..i]);
+        out.push('\\');
+        last = i;
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// Close a top-level fenced code block left open at the end of the text.
+fn close_open_fence(text: String) -> String {
+    let mut close = None;
+    for (ev, range) in Parser::new_ext(&text, Options::empty()).into_offset_iter() {
+        if let Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) = ev {
+            let block = &text[range.clone()];
+            let line_start = text[..range.start].rfind('\n').map(|i| i + 1).unwrap_or(0);
+            let top_level = text[line_start..range.start].chars().all(|c| c == ' ');
+            let opener = block.lines().next().unwrap_or("").trim_start();
+            let Some(fc) = opener.chars().next() else { continue };
+            let n = opener.chars().take_while(|&c| c == fc).count();
+            let body = block.trim_end_matches('\n');
+            let last = body.lines().last().unwrap_or("").trim();
+            let closed = body.lines().count() > 1 && last.chars().all(|c| c == fc) && last.chars().count() >= n;
+            if !closed && top_level && range.end >= text.len() {
+                close = Some(fc.to_string().repeat(n));
+            }
+        }
+    }
+    match close {
+        Some(f) => format!("{text}\n{f}"),
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fences_outgrow_backtick_runs() {
+        assert_eq!(fence("a ```` b", "text"), "`````text\na ```` b\n`````\n");
+        assert_eq!(fence("plain", ""), "```\nplain\n```\n");
+        assert_eq!(code("a`b"), "``a`b``");
+        assert_eq!(code("`x"), "`` `x ``");
+    }
+
+    #[test]
+    fn html_blocks_and_open_fences_are_contained() {
+        assert_eq!(contain("<pre>\nswallow"), "\\<pre>\nswallow");
+        assert_eq!(contain("text\n\n```rust\nfn main() {"), "text\n\n```rust\nfn main() {\n```");
+        assert_eq!(contain("```\nclosed\n```"), "```\nclosed\n```");
+        assert_eq!(contain("a <b>inline</b> c"), "a <b>inline</b> c");
+        // The second start is only a block once the first one is escaped.
+        assert_eq!(contain("<iframe x>\n<style>y</style>"), "\\<iframe x>\n\\<style>y</style>");
+    }
+}
