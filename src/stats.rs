@@ -215,8 +215,11 @@ pub struct Context {
     pub scope: &'static str,
     pub source: ContextSource,
     pub tokens: Option<u64>,
-    /// The entry (or crab observation line) the figure was taken at.
+    /// The entry the figure was taken at (arcturn), typed as in the file; null for crab,
+    /// whose figures come from observation records.
     pub at: Value,
+    /// The line of the record the figure was taken at.
+    pub line: Option<u32>,
 }
 
 /// Everything `stats` reports about one session file.
@@ -454,7 +457,7 @@ fn branch(s: &Session<'_>, file_usage: &Tokens, leaves: u64) -> Branch {
 /// The context occupancy at the tip. Kept small and self-contained on purpose: a full
 /// materialization of the branch (FORMATS.md 1.6) can replace the estimate later.
 pub fn context(s: &Session<'_>) -> Context {
-    let none = Context { scope: "context", source: ContextSource::None, tokens: None, at: Value::Null };
+    let none = Context { scope: "context", source: ContextSource::None, tokens: None, at: Value::Null, line: None };
     let Some(tip) = s.tree.latest() else { return none };
     let path = s.tree.path(tip);
     if s.format == Format::Crab {
@@ -465,14 +468,18 @@ pub fn context(s: &Session<'_>) -> Context {
             _ => false,
         });
         if let Some(o) = last {
-            let at = Value::from(o.line);
+            let (at, line) = (Value::Null, Some(o.line));
             return match (o.tag.as_ref(), o.usage) {
                 // crab's `prompt` is the whole prompt, cached tokens included (it is never below
                 // `cache_read`), so prompt + completion is the window in use.
-                ("llm_call", Some(u)) => {
-                    Context { scope: "context", source: ContextSource::LastCall, tokens: Some(u.input + u.output), at }
-                }
-                _ => Context { scope: "context", source: ContextSource::Compaction, tokens: o.tokens_after, at },
+                ("llm_call", Some(u)) => Context {
+                    scope: "context",
+                    source: ContextSource::LastCall,
+                    tokens: Some(u.input + u.output),
+                    at,
+                    line,
+                },
+                _ => Context { scope: "context", source: ContextSource::Compaction, tokens: o.tokens_after, at, line },
             };
         }
         return estimate(s, &path, 0, tip);
@@ -490,6 +497,7 @@ pub fn context(s: &Session<'_>) -> Context {
             source: ContextSource::LastCall,
             tokens: Some(u.input + u.output + u.cache_read + u.cache_write),
             at: s.entry(i).id.to_json(),
+            line: Some(s.entry(i).line),
         };
     }
     // Since the last compaction: its summary, the kept tail after `upToId`, and what followed.
@@ -527,13 +535,14 @@ fn estimate(s: &Session<'_>, path: &[Ix], from: usize, tip: Ix) -> Context {
         }
     }
     if !any {
-        return Context { scope: "context", source: ContextSource::None, tokens: None, at: Value::Null };
+        return Context { scope: "context", source: ContextSource::None, tokens: None, at: Value::Null, line: None };
     }
     Context {
         scope: "context",
         source: ContextSource::Estimate,
         tokens: Some(chars.div_ceil(4) as u64),
         at: s.entry(tip).id.to_json(),
+        line: Some(s.entry(tip).line),
     }
 }
 

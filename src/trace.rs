@@ -123,6 +123,9 @@ pub enum Detail {
         tool: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
         tool_call_id: Option<String>,
+        /// arcturn: the call's main argument (a path, a command), as a short preview.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        argument: Option<String>,
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         crab: Option<CrabTool>,
     },
@@ -272,6 +275,7 @@ fn crab_span(s: &Session<'_>, o: &Observation<'_>) -> Span {
             Detail::Tool {
                 tool: own(&o.tool),
                 tool_call_id: None,
+                argument: None,
                 crab: Some(CrabTool {
                     call_seq: o.call_seq,
                     bytes_in: o.bytes_in,
@@ -329,10 +333,17 @@ fn arcturn(s: &Session<'_>, leaf: Ix) -> Trace {
     let mut runs: Vec<Run> = Vec::new();
     let mut prev_ts: Option<i64> = None;
     let mut last_stop: Vec<Option<String>> = Vec::new();
+    // Tool call id -> main argument, from the assistant messages seen so far on the path.
+    let mut args: HashMap<&str, &str> = HashMap::new();
     for i in s.tree.path(leaf) {
         let e = s.entry(i);
         let msg = e.message.as_ref();
         let ts = e.timestamp.or_else(|| msg.and_then(|m| m.timestamp));
+        for c in msg.map(|m| m.tool_calls.as_slice()).unwrap_or_default() {
+            if let (Some(id), Some(a)) = (&c.id, c.arguments) {
+                args.insert(id.as_ref(), a.get());
+            }
+        }
         let start_run = |runs: &mut Vec<Run>, last_stop: &mut Vec<Option<String>>, prompt| {
             runs.push(Run {
                 run_id: e.id.to_json(),
@@ -356,7 +367,7 @@ fn arcturn(s: &Session<'_>, leaf: Ix) -> Trace {
         if msg.is_some_and(|m| m.role == Role::User) {
             let prompt = msg.and_then(|m| m.text.as_ref()).map(|t| t.prefix(PROMPT_CHARS).0);
             start_run(&mut runs, &mut last_stop, prompt);
-        } else if let Some(span) = arcturn_span(s, i, e, prev_ts, ts) {
+        } else if let Some(span) = arcturn_span(s, i, e, prev_ts, ts, &args) {
             if runs.is_empty() {
                 start_run(&mut runs, &mut last_stop, None);
             }
@@ -387,7 +398,14 @@ fn arcturn(s: &Session<'_>, leaf: Ix) -> Trace {
     Trace { leaf: Some(s.entry(leaf).id.to_json()), runs }
 }
 
-fn arcturn_span(s: &Session<'_>, i: Ix, e: &Entry<'_>, prev: Option<i64>, ts: Option<i64>) -> Option<Span> {
+fn arcturn_span(
+    s: &Session<'_>,
+    i: Ix,
+    e: &Entry<'_>,
+    prev: Option<i64>,
+    ts: Option<i64>,
+    args: &HashMap<&str, &str>,
+) -> Option<Span> {
     let span = |kind, outcome, error, detail| Span {
         kind,
         start_ms: prev.or(ts),
@@ -436,6 +454,10 @@ fn arcturn_span(s: &Session<'_>, i: Ix, e: &Entry<'_>, prev: Option<i64>, ts: Op
                     Detail::Tool {
                         tool: r.and_then(|r| r.tool_name.as_deref()).map(str::to_string),
                         tool_call_id: r.and_then(|r| r.call_id.as_deref()).map(str::to_string),
+                        argument: r
+                            .and_then(|r| args.get(r.call_id.as_deref()?))
+                            .map(|raw| crate::preview::main_argument(raw))
+                            .filter(|a| !a.is_empty()),
                         crab: None,
                     },
                 ))

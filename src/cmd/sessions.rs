@@ -128,7 +128,7 @@ fn human(ctx: &Ctx, dir: &Path, sessions: &[SessionInfo], skipped: usize, out: &
             when(s.last_activity_ms),
             entries,
             size(s.size),
-            s.format,
+            s.format.as_str(),
             title,
             p.dim(file_part)
         )?;

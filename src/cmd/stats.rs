@@ -7,7 +7,7 @@ use std::io::{self, IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use comfy_table::{presets, CellAlignment, ContentArrangement, Table};
+use comfy_table::{CellAlignment, ColumnConstraint, ContentArrangement, Table, Width};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -221,7 +221,7 @@ fn human(ctx: &Ctx, a: &StatsArgs, sessions: &[SessionStats], total: &Total, out
     facts.push(format!("{} model calls", thousands(total.usage.calls)));
     facts.push(format!("{} tokens", thousands(total.usage.total)));
     if let Some(c) = total.usage.cost {
-        facts.push(format!("${c:.2} recorded"));
+        facts.push(format!("${c:.4} recorded"));
     }
     let tools: u64 = total.tool_calls.iter().map(|t| t.calls).sum();
     let errors: u64 = total.tool_calls.iter().map(|t| t.errors).sum();
@@ -236,9 +236,13 @@ fn title(out: &mut dyn Write, p: &Palette, t: &str, note: &str) -> io::Result<()
     writeln!(out, "{} {}", p.bold(t), p.dim(format!("({note})")))
 }
 
+/// No borders, a rule under the header: the densest layout that stays readable, which
+/// matters for the wide per-session table.
+const RULE_UNDER_HEADER: &str = "     ─             ";
+
 fn table(width: usize, header: &[&str]) -> Table {
     let mut t = Table::new();
-    t.load_preset(presets::UTF8_FULL_CONDENSED)
+    t.load_preset(RULE_UNDER_HEADER)
         .set_content_arrangement(ContentArrangement::Dynamic)
         .set_width(width.min(u16::MAX as usize) as u16)
         .set_header(header.to_vec());
@@ -456,34 +460,50 @@ fn tools_table(rows: &[crate::stats::ToolRow], w: usize) -> Table {
 
 fn sessions_table(sessions: &[SessionStats], total: &Total, w: usize) -> Table {
     let mut head = vec!["session", "format", "entries"];
-    head.extend(USAGE_HEAD);
-    head.extend(["tool calls", "compactions"]);
+    head.extend(["input", "output", "cache r", "cache w", "total", "cost"]);
+    head.extend(["tools", "failed", "compact"]);
     let mut t = table(w, &head);
-    let tool_cell = |rows: &[crate::stats::ToolRow]| {
+    let tool_cells = |rows: &[crate::stats::ToolRow]| {
         let calls: u64 = rows.iter().map(|r| r.calls).sum();
         let errors: u64 = rows.iter().map(|r| r.errors).sum();
-        if errors > 0 {
-            format!("{} ({} failed)", thousands(calls), errors)
-        } else {
-            thousands(calls)
-        }
+        [thousands(calls), thousands(errors)]
     };
+    // The per-session table has no room for the call count; the model table shows it.
+    let usage = |u: &Tokens| usage_cells(u).into_iter().skip(1).collect::<Vec<_>>();
+    let prefix = common_dir(sessions.iter().map(|s| s.file.as_str()));
     for s in sessions {
-        let mut row = vec![sanitize::inline(&s.file).into_owned(), s.format.to_string(), thousands(s.entries)];
-        row.extend(usage_cells(&s.usage));
-        row.push(tool_cell(&s.tool_calls));
+        let name = s.file.get(prefix..).filter(|n| !n.is_empty()).unwrap_or(&s.file);
+        let mut row = vec![sanitize::inline(name).into_owned(), s.format.to_string(), thousands(s.entries)];
+        row.extend(usage(&s.usage));
+        row.extend(tool_cells(&s.tool_calls));
         row.push(thousands(s.compactions.count));
         t.add_row(row);
     }
     if sessions.len() > 1 {
         let mut row = vec![format!("all {} sessions", sessions.len()), String::new(), thousands(total.entries)];
-        row.extend(usage_cells(&total.usage));
-        row.push(tool_cell(&total.tool_calls));
+        row.extend(usage(&total.usage));
+        row.extend(tool_cells(&total.tool_calls));
         row.push(thousands(total.compactions.count));
         t.add_row(row);
     }
     numeric(&mut t, 2);
+    // Names are what the rows are for: never squeeze them below a readable width.
+    let longest = sessions.iter().map(|s| s.file.len() - prefix.min(s.file.len())).max().unwrap_or(0);
+    if let Some(c) = t.column_mut(0) {
+        c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(longest.clamp(8, 40) as u16 + 2)));
+    }
     t
+}
+
+/// Length of the directory prefix all names share (through its last `/`), so a table can
+/// show names relative to it: `sessions/a/x.jsonl`, `sessions/b/y.jsonl` -> `a/x.jsonl`, ...
+fn common_dir<'a>(mut names: impl Iterator<Item = &'a str>) -> usize {
+    let Some(first) = names.next() else { return 0 };
+    let mut len = first.len();
+    for n in names {
+        len = first.bytes().zip(n.bytes()).take(len).take_while(|(a, b)| a == b).count();
+    }
+    first[..len].rfind('/').map_or(0, |i| i + 1)
 }
 
 /// `1,234,567`: exact figures people can still read.
@@ -528,5 +548,13 @@ mod tests {
         assert_eq!(super::thousands(1000), "1,000");
         assert_eq!(super::thousands(182_340), "182,340");
         assert_eq!(super::thousands(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn common_dir_stops_at_a_slash() {
+        assert_eq!(super::common_dir(["d/a/x.jsonl", "d/b/y.jsonl"].into_iter()), 2);
+        assert_eq!(super::common_dir(["d/ab.jsonl", "d/ac.jsonl"].into_iter()), 2);
+        assert_eq!(super::common_dir(["x.jsonl", "y.jsonl"].into_iter()), 0);
+        assert_eq!(super::common_dir(["d/x.jsonl"].into_iter()), 2);
     }
 }

@@ -117,8 +117,11 @@ fn human(
         };
         return writeln!(out, "  {}", p.dim(why));
     }
+    // One name column for the whole trace, so bars line up from run to run.
+    let spans = t.runs.iter().flat_map(|r| &r.spans);
+    let name_w = spans.map(|sp| span_name(sp).chars().count()).max().unwrap_or(0).clamp(16, 40);
     for r in &t.runs {
-        run_block(r, p, width, out)?;
+        run_block(r, name_w, p, width, out)?;
     }
     let mut parts = vec![format!("{} run{}", sum.runs, if sum.runs == 1 { "" } else { "s" })];
     let mut states = vec![format!("{} complete", sum.complete)];
@@ -152,7 +155,7 @@ fn usage_text(u: &crate::model::Usage) -> String {
     s
 }
 
-fn run_block(r: &Run, p: &Palette, width: usize, out: &mut dyn Write) -> std::io::Result<()> {
+fn run_block(r: &Run, name_w: usize, p: &Palette, width: usize, out: &mut dyn Write) -> std::io::Result<()> {
     let id = match &r.run_id {
         Value::String(s) => s.chars().take(12).collect(),
         Value::Null => "(no run id)".to_string(),
@@ -198,33 +201,41 @@ fn run_block(r: &Run, p: &Palette, width: usize, out: &mut dyn Write) -> std::io
     let count = r.spans.len();
     for (k, sp) in r.spans.iter().enumerate() {
         let conn = if k + 1 == count { "└─" } else { "├─" };
-        span_line(sp, conn, r.start_ms, run_end, p, width, out)?;
+        span_line(sp, conn, name_w, (r.start_ms, run_end), p, width, out)?;
     }
     Ok(())
 }
 
-fn span_line(
-    sp: &Span,
-    conn: &str,
-    run_start: Option<i64>,
-    run_end: Option<i64>,
-    p: &Palette,
-    width: usize,
-    out: &mut dyn Write,
-) -> std::io::Result<()> {
-    const NAME: usize = 30;
-    let (name, detail) = match &sp.detail {
-        Detail::Llm { provider, model, usage, .. } => {
+/// A span's label: what ran.
+fn span_name(sp: &Span) -> String {
+    match &sp.detail {
+        Detail::Llm { provider, model, .. } => {
             let m = match (provider, model) {
                 (Some(pr), Some(m)) => format!("{pr}/{m}"),
                 (None, Some(m)) => m.clone(),
                 (Some(pr), None) => pr.clone(),
                 (None, None) => "model call".into(),
             };
-            (format!("llm  {m}"), usage_text(usage))
+            format!("llm  {m}")
         }
-        Detail::Tool { tool, crab, .. } => {
-            let mut d = String::new();
+        Detail::Tool { tool, .. } => format!("tool {}", tool.as_deref().unwrap_or("?")),
+        Detail::Event { obs, .. } => format!("event {obs}"),
+    }
+}
+
+fn span_line(
+    sp: &Span,
+    conn: &str,
+    name_w: usize,
+    (run_start, run_end): (Option<i64>, Option<i64>),
+    p: &Palette,
+    width: usize,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let detail = match &sp.detail {
+        Detail::Llm { usage, .. } => usage_text(usage),
+        Detail::Tool { crab, argument, .. } => {
+            let mut d = argument.clone().unwrap_or_default();
             if let Some(c) = crab {
                 if let Some(seq) = c.call_seq {
                     d.push_str(&format!("#{seq} "));
@@ -233,12 +244,12 @@ fn span_line(
                     d.push_str(&format!("{} in, {} out", bytes(i), bytes(o)));
                 }
             }
-            (format!("tool {}", tool.as_deref().unwrap_or("?")), d)
+            d
         }
-        Detail::Event { obs, fields } => (format!("event {obs}"), event_text(obs, fields)),
+        Detail::Event { obs, fields } => event_text(obs, fields),
     };
-    let name = sanitize::truncate(&sanitize::inline(&name), NAME).into_owned();
-    let name_cell = format!("{name:<NAME$}");
+    let name = sanitize::truncate(&sanitize::inline(&span_name(sp)), name_w).into_owned();
+    let name_cell = format!("{name:<name_w$}");
     let name_cell = match (sp.outcome, sp.kind) {
         (SpanOutcome::Error, _) => p.error(&name_cell),
         (SpanOutcome::Aborted, _) => p.warning(&name_cell),
@@ -257,7 +268,7 @@ fn span_line(
         SpanOutcome::Aborted => tail = format!("{tail} {}", p.warning("aborted")),
         SpanOutcome::Ok => {}
     }
-    let used = 2 + 3 + NAME + 1 + 8 + BAR + 3;
+    let used = 2 + 3 + name_w + 1 + 8 + BAR + 3;
     let room = width.saturating_sub(used).max(12);
     let tail = if p.is_on() { tail } else { sanitize::truncate(tail.trim(), room).into_owned() };
     writeln!(out, "  {} {name_cell} {dur:>8} {} {}", p.dim(conn), p.dim(format!("▕{bar}▏")), tail.trim())
@@ -299,12 +310,15 @@ fn event_text(obs: &str, f: &serde_json::Map<String, Value>) -> String {
             parts.push(format!("{} → {} tokens", tokens(b), tokens(a)));
         }
         if let Some(Value::Array(shed)) = f.get("shed") {
-            parts.push(format!("{} results shed", shed.len()));
+            parts.push(format!("{} tool result{} shed", shed.len(), if shed.len() == 1 { "" } else { "s" }));
         }
         return parts.join(", ");
     }
     match obs {
-        "context_edit" => format!("{} results elided", num("elided").unwrap_or(0)),
+        "context_edit" => {
+            let n = num("elided").unwrap_or(0);
+            format!("{n} tool result{} elided", if n == 1 { "" } else { "s" })
+        }
         "operator" => f.get("text").and_then(Value::as_str).map(crate::preview::first_line).unwrap_or_default(),
         _ => {
             // An unknown observation: show its scalar fields.
