@@ -459,7 +459,7 @@ fn tools_table(rows: &[crate::stats::ToolRow], w: usize) -> Table {
 }
 
 fn sessions_table(sessions: &[SessionStats], total: &Total, w: usize) -> Table {
-    let mut head = vec!["session", "format", "entries"];
+    let mut head = vec!["session", "entries"];
     head.extend(["input", "output", "cache r", "cache w", "total", "cost"]);
     head.extend(["tools", "failed", "compact"]);
     let mut t = table(w, &head);
@@ -473,24 +473,26 @@ fn sessions_table(sessions: &[SessionStats], total: &Total, w: usize) -> Table {
     let prefix = common_dir(sessions.iter().map(|s| s.file.as_str()));
     for s in sessions {
         let name = s.file.get(prefix..).filter(|n| !n.is_empty()).unwrap_or(&s.file);
-        let mut row = vec![sanitize::inline(name).into_owned(), s.format.to_string(), thousands(s.entries)];
+        let mut row = vec![sanitize::inline(name).into_owned(), thousands(s.entries)];
         row.extend(usage(&s.usage));
         row.extend(tool_cells(&s.tool_calls));
         row.push(thousands(s.compactions.count));
         t.add_row(row);
     }
     if sessions.len() > 1 {
-        let mut row = vec![format!("all {} sessions", sessions.len()), String::new(), thousands(total.entries)];
+        let mut row = vec![format!("all {} sessions", sessions.len()), thousands(total.entries)];
         row.extend(usage(&total.usage));
         row.extend(tool_cells(&total.tool_calls));
         row.push(thousands(total.compactions.count));
         t.add_row(row);
     }
-    numeric(&mut t, 2);
+    numeric(&mut t, 1);
     // Names are what the rows are for: never squeeze them below a readable width.
     let longest = sessions.iter().map(|s| s.file.len() - prefix.min(s.file.len())).max().unwrap_or(0);
     if let Some(c) = t.column_mut(0) {
-        c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(longest.clamp(8, 40) as u16 + 2)));
+        c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(
+            longest.clamp(8, (w / 4).clamp(8, 40)) as u16 + 2,
+        )));
     }
     t
 }
