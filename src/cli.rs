@@ -101,6 +101,88 @@ pub enum Command {
         after_help = "Examples:\n  arcturn-inspect export session.jsonl > review.md\n  arcturn-inspect export --html -o review.html session.jsonl\n  arcturn-inspect export --html -O session.jsonl     (arcturn-session-<yyyy-MM-dd-HHmm>.html here)\n  arcturn-inspect export --as-sent --thinking session.jsonl b27e9a10"
     )]
     Export(ExportArgs),
+    /// Show the span tree of each run: model calls, tool calls, events, and where the time went.
+    #[command(
+        after_help = "Examples:\n  arcturn-inspect trace .crab/sessions/session-1792661000878.jsonl\n  arcturn-inspect trace --errors session.jsonl          (only runs with a failing span)\n  arcturn-inspect trace --run r2 session.jsonl\n  arcturn-inspect trace --leaf b27e9a10 session.jsonl   (arcturn: trace another branch)\n  arcturn-inspect trace --json session.jsonl | jq '.runs[] | select(.status != \"complete\")'"
+    )]
+    Trace(TraceArgs),
+    /// Token and activity statistics for sessions, files and directories.
+    #[command(
+        after_help = "Examples:\n  arcturn-inspect stats session.jsonl\n  arcturn-inspect stats --by model ~/.arcturn/sessions/\n  arcturn-inspect stats --by day .crab/sessions/\n  arcturn-inspect stats --max-tokens 2000000 --max-cost 5 sessions/   (CI gate: exit 1 when exceeded)\n  arcturn-inspect stats --json sessions/ | jq '.total.usage'"
+    )]
+    Stats(StatsArgs),
+    /// List the sessions in a directory, newest first, reading only each file's head and tail.
+    #[command(
+        after_help = "Examples:\n  arcturn-inspect sessions                      (.crab/sessions, else ~/.arcturn/sessions)\n  arcturn-inspect sessions ~/.arcturn/sessions/ -n 20\n  arcturn-inspect sessions --sort activity\n  arcturn-inspect sessions --json | jq -r '.sessions[0].file'"
+    )]
+    Sessions(SessionsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct TraceArgs {
+    /// Session files or directories (walked for *.jsonl); default: the newest session.
+    pub files: Vec<String>,
+    /// Only the run with this id (crab run_id, or an arcturn user message id or unique prefix).
+    #[arg(long, value_name = "ID")]
+    pub run: Option<String>,
+    /// Only runs that have a failing span.
+    #[arg(long)]
+    pub errors: bool,
+    /// arcturn: trace the branch to this entry instead of the latest one.
+    #[arg(long, value_name = "ID")]
+    pub leaf: Option<String>,
+}
+
+/// How `stats` groups its main table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StatsBy {
+    /// A row per model (provider/model), summed over every input.
+    Model,
+    /// A row per UTC day of the model calls.
+    Day,
+    /// A row per session file, plus totals.
+    Session,
+}
+
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    /// Session files or directories (walked for *.jsonl); default: the newest session.
+    pub files: Vec<String>,
+    /// Group the summary table by model, day or session (default: the full report for one
+    /// session, a row per session for several).
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub by: Option<StatsBy>,
+    /// CI gate: exit 1 when a session used more tokens than this (file scope: input, output,
+    /// cache read and cache write).
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u64>,
+    /// CI gate: exit 1 when a session's recorded cost is above this many dollars.
+    #[arg(long, value_name = "USD")]
+    pub max_cost: Option<f64>,
+}
+
+/// Orders for `sessions`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SessionsSort {
+    /// Creation time, newest first.
+    Created,
+    /// Last activity, most recent first.
+    Activity,
+    /// File size, largest first.
+    Size,
+}
+
+#[derive(Debug, Args)]
+pub struct SessionsArgs {
+    /// Directory to list (walked for *.jsonl); default: .crab/sessions when it exists here,
+    /// else ~/.arcturn/sessions.
+    pub dir: Option<String>,
+    /// Order of the list.
+    #[arg(long, value_enum, default_value_t = SessionsSort::Created, value_name = "ORDER")]
+    pub sort: SessionsSort,
+    /// Show at most N sessions.
+    #[arg(short = 'n', long, value_name = "N")]
+    pub limit: Option<usize>,
 }
 
 #[derive(Debug, Args)]

@@ -8,7 +8,10 @@ pub mod export;
 pub mod leaves;
 pub mod path;
 pub mod query;
+pub mod sessions;
 pub mod show;
+pub mod stats;
+pub mod trace;
 pub mod tree;
 
 use std::io::{self, IsTerminal, Write};
@@ -128,20 +131,33 @@ impl Ctx {
     /// everything else as warnings (`-q` silences warnings). With `--strict`, any finding
     /// is fatal.
     pub fn load<'a>(&self, src: &'a Source) -> Result<Session<'a>> {
-        let s = Session::load(src, self.format())?;
-        let shown: Vec<&Finding> = s.findings.iter().filter(|f| !f.code.is_lint()).collect();
-        if self.global.strict && !shown.is_empty() {
-            self.print_findings(&s, &shown, true);
-            return Err(Error::Strict { path: s.name().to_string(), count: shown.len() });
+        let (s, lines) = self.load_reporting(src);
+        let mut err = io::stderr().lock();
+        for l in lines {
+            let _ = writeln!(err, "{l}");
         }
-        self.print_findings(&s, &shown, false);
-        Ok(s)
+        s
     }
 
-    fn print_findings(&self, s: &Session<'_>, shown: &[&Finding], all_errors: bool) {
-        let err = io::stderr();
-        let mut err = err.lock();
-        let mut printed = 0;
+    /// [`Ctx::load`] without printing: the stderr lines come back for the caller to print
+    /// in input order (commands that load many files in parallel need this).
+    pub fn load_reporting<'a>(&self, src: &'a Source) -> (Result<Session<'a>>, Vec<String>) {
+        let s = match Session::load(src, self.format()) {
+            Ok(s) => s,
+            Err(e) => return (Err(e), Vec::new()),
+        };
+        let shown: Vec<&Finding> = s.findings.iter().filter(|f| !f.code.is_lint()).collect();
+        if self.global.strict && !shown.is_empty() {
+            let lines = self.finding_lines(&s, &shown, true);
+            let err = Error::Strict { path: s.name().to_string(), count: shown.len() };
+            return (Err(err), lines);
+        }
+        let lines = self.finding_lines(&s, &shown, false);
+        (Ok(s), lines)
+    }
+
+    fn finding_lines(&self, s: &Session<'_>, shown: &[&Finding], all_errors: bool) -> Vec<String> {
+        let mut lines = Vec::new();
         let mut hidden = 0;
         for f in shown {
             let mut f = (*f).clone();
@@ -154,20 +170,19 @@ impl Ctx {
                     continue;
                 }
             }
-            if printed >= MAX_STDERR_FINDINGS {
+            if lines.len() >= MAX_STDERR_FINDINGS {
                 hidden += 1;
                 continue;
             }
-            printed += 1;
-            let _ = writeln!(err, "{}", render::text::finding_line(s.name(), &f, &self.err_palette));
+            lines.push(render::text::finding_line(s.name(), &f, &self.err_palette));
         }
         if hidden > 0 {
-            let _ = writeln!(
-                err,
+            lines.push(format!(
                 "arcturn-inspect: {}: {hidden} more finding(s); run `arcturn-inspect check` for all of them",
                 crate::sanitize::inline(s.name())
-            );
+            ));
         }
+        lines
     }
 
     /// After a command printed what it could: damaged lines before the last mean exit 2.
@@ -191,6 +206,9 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
         Command::Query(a) => query::run(&ctx, &a, out),
         Command::Context(a) => context::run(&ctx, &a, out),
         Command::Export(a) => export::run(&ctx, &a, out),
+        Command::Trace(a) => trace::run(&ctx, &a, out),
+        Command::Stats(a) => stats::run(&ctx, &a, out),
+        Command::Sessions(a) => sessions::run(&ctx, &a, out),
     }?;
     out.flush().map_err(|e| Error::Io { path: "<stdout>".into(), source: e })?;
     Ok(outcome)

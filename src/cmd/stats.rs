@@ -1,0 +1,562 @@
+//! `stats FILE...|DIR...`: token and activity statistics, one table per question. Files are
+//! loaded in parallel, each reduced to its [`SessionStats`] and dropped at once, so memory is
+//! bounded by the largest file, not the directory. `--max-tokens` / `--max-cost` turn it into
+//! a CI gate (exit 1).
+
+use std::io::{self, IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use comfy_table::{CellAlignment, ColumnConstraint, ContentArrangement, Table, Width};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::{io_err, Ctx, Outcome};
+use crate::cli::{StatsArgs, StatsBy};
+use crate::error::{Error, Result};
+use crate::render::{json, Palette};
+use crate::sanitize;
+use crate::source::{ReadOptions, Source};
+use crate::stats::{ContextSource, SessionStats, Tokens, Total};
+use crate::time::{format_duration, format_minutes};
+
+/// With more files than this, files are read rather than mapped: a map per small file costs
+/// more in page-table work than it saves (ripgrep makes the same call).
+const MAP_MAX_FILES: usize = 16;
+/// The progress bar appears only once the work has taken this long.
+const PROGRESS_AFTER: Duration = Duration::from_millis(400);
+
+/// What became of one input.
+struct Loaded {
+    stats: Option<SessionStats>,
+    /// Finding and error lines for stderr, printed in input order.
+    messages: Vec<String>,
+    failed: bool,
+    damaged: bool,
+}
+
+pub fn run(ctx: &Ctx, a: &StatsArgs, out: &mut dyn Write) -> Result<Outcome> {
+    if let Some(c) = a.max_cost {
+        if !(c >= 0.0 && c.is_finite()) {
+            return Err(Error::Usage(format!("--max-cost must be a non-negative amount of dollars, not {c}")));
+        }
+    }
+    let files = ctx.expand(&a.files)?;
+    let opts = ReadOptions { no_mmap: ctx.global.no_mmap || files.len() > MAP_MAX_FILES };
+    let progress = Progress::new(files.len());
+    let loaded: Vec<Loaded> = files
+        .par_iter()
+        .map(|f| {
+            let l = load_one(ctx, f, opts);
+            progress.tick();
+            l
+        })
+        .collect();
+    progress.finish();
+
+    let mut sessions = Vec::with_capacity(loaded.len());
+    let (mut failed, mut damaged) = (0usize, 0usize);
+    {
+        let mut err = io::stderr().lock();
+        for l in loaded {
+            for m in &l.messages {
+                let _ = writeln!(err, "{m}");
+            }
+            failed += usize::from(l.failed);
+            damaged += usize::from(l.damaged);
+            sessions.extend(l.stats);
+        }
+    }
+    let total = Total::of(&sessions);
+    if ctx.global.json {
+        json::write(out, &StatsDoc { schema_version: 1, sessions: &sessions, total: &total }, false).map_err(io_err)?;
+    } else {
+        human(ctx, a, &sessions, &total, out).map_err(io_err)?;
+    }
+    out.flush().map_err(io_err)?;
+    let over = gates(ctx, a, &sessions);
+    if failed > 0 {
+        return Err(Error::Usage(format!("{failed} input(s) could not be read")));
+    }
+    if damaged > 0 {
+        return Err(Error::Usage(format!("{damaged} input(s) have damaged lines (see above)")));
+    }
+    Ok(if over { Outcome::Negative } else { Outcome::Success })
+}
+
+fn load_one(ctx: &Ctx, f: &str, opts: ReadOptions) -> Loaded {
+    let src = match Source::open(f, opts) {
+        Ok(s) => s,
+        Err(e) => return Loaded { stats: None, messages: vec![error_line(&e)], failed: true, damaged: false },
+    };
+    let (s, mut messages) = ctx.load_reporting(&src);
+    match s {
+        Ok(s) => {
+            let damaged = s.damaged_lines() > 0;
+            Loaded { stats: Some(SessionStats::of(&s)), messages, failed: false, damaged }
+        }
+        Err(e) => {
+            messages.push(error_line(&e));
+            Loaded { stats: None, messages, failed: true, damaged: false }
+        }
+    }
+}
+
+fn error_line(e: &Error) -> String {
+    format!("arcturn-inspect: {}", sanitize::inline(&e.to_string()))
+}
+
+/// A progress bar on stderr, only on a terminal and only once the work is not instant.
+struct Progress {
+    bar: Option<ProgressBar>,
+    start: Instant,
+    shown: AtomicBool,
+}
+
+impl Progress {
+    fn new(len: usize) -> Progress {
+        let bar = (len > 1 && io::stderr().is_terminal()).then(|| {
+            let b = ProgressBar::with_draw_target(Some(len as u64), ProgressDrawTarget::hidden());
+            if let Ok(style) = ProgressStyle::with_template("{spinner} {pos}/{len} sessions {wide_bar} {eta}") {
+                b.set_style(style);
+            }
+            b
+        });
+        Progress { bar, start: Instant::now(), shown: AtomicBool::new(false) }
+    }
+
+    fn tick(&self) {
+        let Some(b) = &self.bar else { return };
+        b.inc(1);
+        if self.start.elapsed() > PROGRESS_AFTER && !self.shown.swap(true, Ordering::Relaxed) {
+            b.set_draw_target(ProgressDrawTarget::stderr());
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct StatsDoc<'a> {
+    schema_version: u32,
+    sessions: &'a [SessionStats],
+    total: &'a Total,
+}
+
+/// Check the CI gates; name every session over a limit on stderr. True when one was.
+fn gates(ctx: &Ctx, a: &StatsArgs, sessions: &[SessionStats]) -> bool {
+    let mut over = false;
+    let mut err = io::stderr().lock();
+    let p = &ctx.err_palette;
+    for s in sessions {
+        let name = sanitize::inline(&s.file);
+        if let Some(max) = a.max_tokens {
+            if s.usage.total > max {
+                over = true;
+                let _ = writeln!(
+                    err,
+                    "arcturn-inspect: {}: {} {} tokens (file scope) is over --max-tokens {} by {}",
+                    p.bold(&name),
+                    p.error("over budget:"),
+                    thousands(s.usage.total),
+                    thousands(max),
+                    thousands(s.usage.total - max)
+                );
+            }
+        }
+        if let Some(max) = a.max_cost {
+            match s.usage.cost {
+                Some(c) if c > max => {
+                    over = true;
+                    let _ = writeln!(
+                        err,
+                        "arcturn-inspect: {}: {} recorded cost ${c:.4} is over --max-cost ${max:.2} by ${:.4}",
+                        p.bold(&name),
+                        p.error("over budget:"),
+                        c - max
+                    );
+                }
+                None if s.usage.calls > 0 && !ctx.global.quiet => {
+                    let _ = writeln!(
+                        err,
+                        "arcturn-inspect: {name}: {} no recorded cost, --max-cost not checked",
+                        p.warning("warning:")
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+    over
+}
+
+fn human(ctx: &Ctx, a: &StatsArgs, sessions: &[SessionStats], total: &Total, out: &mut dyn Write) -> io::Result<()> {
+    let p = &ctx.palette;
+    let w = ctx.width;
+    if sessions.is_empty() {
+        return writeln!(out, "no sessions");
+    }
+    match (a.by, sessions) {
+        (None, [one]) => return single(one, p, w, out),
+        (Some(StatsBy::Model), _) => {
+            title(out, p, "Usage by model", "file scope, all inputs")?;
+            writeln!(out, "{}", models_table(&total.by_model, &total.usage, w))?;
+        }
+        (Some(StatsBy::Day), _) => {
+            title(out, p, "Usage by day", "UTC, file scope, all inputs")?;
+            writeln!(out, "{}", days_table(total, w))?;
+        }
+        (Some(StatsBy::Session) | None, _) => {
+            title(out, p, "Sessions", "usage in file scope: every entry of every branch")?;
+            writeln!(out, "{}", sessions_table(sessions, total, w))?;
+        }
+    }
+    let mut facts = vec![format!("{} session{}", total.sessions, plural(total.sessions))];
+    facts.push(format!("{} entries", thousands(total.entries)));
+    facts.push(format!("{} model calls", thousands(total.usage.calls)));
+    facts.push(format!("{} tokens", thousands(total.usage.total)));
+    if let Some(c) = total.usage.cost {
+        facts.push(format!("${c:.4} recorded"));
+    }
+    let tools: u64 = total.tool_calls.iter().map(|t| t.calls).sum();
+    let errors: u64 = total.tool_calls.iter().map(|t| t.errors).sum();
+    facts.push(format!("{} tool calls ({} failed)", thousands(tools), errors));
+    if let (Some(f), Some(l)) = (&total.first, &total.last) {
+        facts.push(format!("{} → {}", &f[..16].replace('T', " "), &l[..16].replace('T', " ")));
+    }
+    writeln!(out, "{}", p.dim(facts.join(" · ")))
+}
+
+fn title(out: &mut dyn Write, p: &Palette, t: &str, note: &str) -> io::Result<()> {
+    writeln!(out, "{} {}", p.bold(t), p.dim(format!("({note})")))
+}
+
+/// No borders, a rule under the header: the densest layout that stays readable, which
+/// matters for the wide per-session table.
+const RULE_UNDER_HEADER: &str = "     ─             ";
+
+fn table(width: usize, header: &[&str]) -> Table {
+    let mut t = Table::new();
+    t.load_preset(RULE_UNDER_HEADER)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(width.min(u16::MAX as usize) as u16)
+        .set_header(header.to_vec());
+    t
+}
+
+/// Right-align every column from `from` on (the numbers).
+fn numeric(t: &mut Table, from: usize) {
+    let n = t.column_count();
+    for i in from..n {
+        if let Some(c) = t.column_mut(i) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+}
+
+fn usage_cells(u: &Tokens) -> Vec<String> {
+    vec![
+        thousands(u.calls),
+        thousands(u.input),
+        thousands(u.output),
+        thousands(u.cache_read),
+        thousands(u.cache_write),
+        thousands(u.total),
+        cost(u.cost),
+    ]
+}
+
+const USAGE_HEAD: [&str; 7] = ["calls", "input", "output", "cache read", "cache write", "total", "cost"];
+
+fn cost(c: Option<f64>) -> String {
+    c.map_or_else(|| "-".into(), |c| format!("${c:.4}"))
+}
+
+fn single(s: &SessionStats, p: &Palette, w: usize, out: &mut dyn Write) -> io::Result<()> {
+    let mut head = vec![s.format.to_string(), format!("{} entries", thousands(s.entries))];
+    if s.observations > 0 {
+        head.push(format!("{} observations in {} runs", thousands(s.observations), s.runs));
+    }
+    head.push(bytes(s.bytes));
+    if let (Some(f), Some(l)) = (s.first_ms, s.last_ms) {
+        head.push(format!("{} → {} ({})", format_minutes(f), format_minutes(l), format_duration((l - f) as u64)));
+    }
+    writeln!(out, "{}  {}", p.bold(sanitize::inline(&s.file)), p.dim(head.join(" · ")))?;
+    writeln!(out)?;
+
+    title(out, p, "Tokens", "file: every entry of every branch · branch: the path to the latest entry · context: what the model is sent at the tip")?;
+    let mut head: Vec<&str> = vec!["scope"];
+    head.extend(USAGE_HEAD);
+    let mut t = table(w, &head);
+    let mut row = vec!["file".to_string()];
+    row.extend(usage_cells(&s.usage));
+    t.add_row(row);
+    let mut row = vec!["branch".to_string()];
+    match &s.branch.usage {
+        Some(u) => row.extend(usage_cells(u)),
+        None => row.extend(["(not separable: crab records usage per run, and this file has branches)".to_string()]),
+    }
+    t.add_row(row);
+    let ctx_note = match s.context.source {
+        ContextSource::LastCall => "last model call",
+        ContextSource::Compaction => "after the last compaction",
+        ContextSource::Estimate => "estimate: characters / 4",
+        ContextSource::None => "nothing to measure",
+    };
+    let ctx_total = s.context.tokens.map(thousands).unwrap_or_else(|| "-".into());
+    t.add_row(vec![
+        "context".to_string(),
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+        ctx_total,
+        ctx_note.to_string(),
+    ]);
+    numeric(&mut t, 1);
+    writeln!(out, "{t}")?;
+
+    writeln!(out)?;
+    title(out, p, "Messages", "by role")?;
+    let mut t = table(w, &["role", "file", "branch"]);
+    let (f, b) = (&s.messages, &s.branch.messages);
+    for (role, x, y) in [
+        ("user", f.user, b.user),
+        ("assistant", f.assistant, b.assistant),
+        ("tool result", f.tool_result, b.tool_result),
+        ("system (operator)", f.system, b.system),
+        ("other", f.other, b.other),
+    ] {
+        if role != "other" || x > 0 {
+            t.add_row(vec![role.to_string(), thousands(x), thousands(y)]);
+        }
+    }
+    t.add_row(vec!["all".to_string(), thousands(f.total()), thousands(b.total())]);
+    numeric(&mut t, 1);
+    writeln!(out, "{t}")?;
+
+    if !s.by_model.is_empty() {
+        writeln!(out)?;
+        title(out, p, "Usage by model", "file scope")?;
+        writeln!(out, "{}", models_table(&s.by_model, &s.usage, w))?;
+    }
+
+    if !s.tool_calls.is_empty() {
+        writeln!(out)?;
+        title(out, p, "Tool calls", "calls that ran, by tool")?;
+        writeln!(out, "{}", tools_table(&s.tool_calls, w))?;
+    }
+
+    writeln!(out)?;
+    let c = &s.compactions;
+    let mut lines = Vec::new();
+    let mut comp = format!("{} compaction{}", c.count, plural(c.count));
+    if c.count > 0 {
+        comp.push_str(&format!(
+            ": {} → {} tokens, {} saved",
+            thousands(c.tokens_before),
+            thousands(c.tokens_after),
+            thousands(c.saved)
+        ));
+        if !c.by_strategy.is_empty() {
+            let by: Vec<String> = c.by_strategy.iter().map(|(k, v)| format!("{} {v}", sanitize::inline(k))).collect();
+            comp.push_str(&format!(" ({})", by.join(", ")));
+        }
+        if c.shed_results > 0 {
+            comp.push_str(&format!("; {} tool results shed", c.shed_results));
+        }
+    }
+    lines.push(comp);
+    if c.provider > 0 {
+        lines.push(format!("{} provider-side compaction{}", c.provider, plural(c.provider)));
+    }
+    if s.format == crate::model::Format::Arcturn {
+        lines.push(format!(
+            "{} context-edit pass{}, {} tool result{} elided",
+            s.context_edits.passes,
+            if s.context_edits.passes == 1 { "" } else { "es" },
+            s.context_edits.elided,
+            plural(s.context_edits.elided)
+        ));
+        lines.push(format!("{} tool result{} offloaded to a file", s.offloaded, plural(s.offloaded)));
+    }
+    lines.push(format!("{} lea{}, max depth {}", s.leaves, if s.leaves == 1 { "f" } else { "ves" }, s.max_depth));
+    title(out, p, "Context and branches", "compaction, editing, offloading, tree shape")?;
+    for l in lines {
+        writeln!(out, "  {l}")?;
+    }
+    Ok(())
+}
+
+fn models_table(rows: &[crate::stats::ModelRow], total: &Tokens, w: usize) -> Table {
+    let mut head = vec!["provider", "model"];
+    head.extend(USAGE_HEAD);
+    let mut t = table(w, &head);
+    for m in rows {
+        let mut row = vec![
+            sanitize::inline(m.provider.as_deref().unwrap_or("-")).into_owned(),
+            sanitize::inline(m.model.as_deref().unwrap_or("-")).into_owned(),
+        ];
+        row.extend(usage_cells(&m.usage));
+        t.add_row(row);
+    }
+    if rows.len() > 1 {
+        let mut row = vec!["all".to_string(), String::new()];
+        row.extend(usage_cells(total));
+        t.add_row(row);
+    }
+    numeric(&mut t, 2);
+    t
+}
+
+fn days_table(total: &Total, w: usize) -> Table {
+    let mut head = vec!["day"];
+    head.extend(USAGE_HEAD);
+    let mut t = table(w, &head);
+    for d in &total.by_day {
+        let mut row = vec![d.day.clone().unwrap_or_else(|| "(no timestamp)".into())];
+        row.extend(usage_cells(&d.usage));
+        t.add_row(row);
+    }
+    let mut row = vec!["all".to_string()];
+    row.extend(usage_cells(&total.usage));
+    t.add_row(row);
+    numeric(&mut t, 1);
+    t
+}
+
+fn tools_table(rows: &[crate::stats::ToolRow], w: usize) -> Table {
+    let crab = rows.iter().any(|r| r.bytes_in.is_some() || r.bytes_out.is_some() || r.duration_ms.is_some());
+    let aborted = rows.iter().any(|r| r.aborted > 0);
+    let mut head = vec!["tool", "calls", "errors"];
+    if aborted {
+        head.push("aborted");
+    }
+    if crab {
+        head.extend(["bytes in", "bytes out", "time"]);
+    }
+    let mut t = table(w, &head);
+    for r in rows {
+        let mut row = vec![sanitize::inline(&r.tool).into_owned(), thousands(r.calls), thousands(r.errors)];
+        if aborted {
+            row.push(thousands(r.aborted));
+        }
+        if crab {
+            row.push(r.bytes_in.map(bytes).unwrap_or_else(|| "-".into()));
+            row.push(r.bytes_out.map(bytes).unwrap_or_else(|| "-".into()));
+            row.push(r.duration_ms.map(format_duration).unwrap_or_else(|| "-".into()));
+        }
+        t.add_row(row);
+    }
+    numeric(&mut t, 1);
+    t
+}
+
+fn sessions_table(sessions: &[SessionStats], total: &Total, w: usize) -> Table {
+    let mut head = vec!["session", "entries"];
+    head.extend(["input", "output", "cache r", "cache w", "total", "cost"]);
+    head.extend(["tools", "failed", "compact"]);
+    let mut t = table(w, &head);
+    let tool_cells = |rows: &[crate::stats::ToolRow]| {
+        let calls: u64 = rows.iter().map(|r| r.calls).sum();
+        let errors: u64 = rows.iter().map(|r| r.errors).sum();
+        [thousands(calls), thousands(errors)]
+    };
+    // The per-session table has no room for the call count; the model table shows it.
+    let usage = |u: &Tokens| usage_cells(u).into_iter().skip(1).collect::<Vec<_>>();
+    let prefix = common_dir(sessions.iter().map(|s| s.file.as_str()));
+    for s in sessions {
+        let name = s.file.get(prefix..).filter(|n| !n.is_empty()).unwrap_or(&s.file);
+        let mut row = vec![sanitize::inline(name).into_owned(), thousands(s.entries)];
+        row.extend(usage(&s.usage));
+        row.extend(tool_cells(&s.tool_calls));
+        row.push(thousands(s.compactions.count));
+        t.add_row(row);
+    }
+    if sessions.len() > 1 {
+        let mut row = vec![format!("all {} sessions", sessions.len()), thousands(total.entries)];
+        row.extend(usage(&total.usage));
+        row.extend(tool_cells(&total.tool_calls));
+        row.push(thousands(total.compactions.count));
+        t.add_row(row);
+    }
+    numeric(&mut t, 1);
+    // Names are what the rows are for: never squeeze them below a readable width.
+    let longest = sessions.iter().map(|s| s.file.len() - prefix.min(s.file.len())).max().unwrap_or(0);
+    if let Some(c) = t.column_mut(0) {
+        c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(
+            longest.clamp(8, (w / 4).clamp(8, 40)) as u16 + 2,
+        )));
+    }
+    t
+}
+
+/// Length of the directory prefix all names share (through its last `/`), so a table can
+/// show names relative to it: `sessions/a/x.jsonl`, `sessions/b/y.jsonl` -> `a/x.jsonl`, ...
+fn common_dir<'a>(mut names: impl Iterator<Item = &'a str>) -> usize {
+    let Some(first) = names.next() else { return 0 };
+    let mut len = first.len();
+    for n in names {
+        len = first.bytes().zip(n.bytes()).take(len).take_while(|(a, b)| a == b).count();
+    }
+    first[..len].rfind('/').map_or(0, |i| i + 1)
+}
+
+/// `1,234,567`: exact figures people can still read.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn bytes(n: u64) -> String {
+    if n >= 1 << 30 {
+        format!("{:.1} GiB", n as f64 / (1u64 << 30) as f64)
+    } else if n >= 1 << 20 {
+        format!("{:.1} MiB", n as f64 / (1u64 << 20) as f64)
+    } else if n >= 1 << 10 {
+        format!("{:.1} KiB", n as f64 / 1024.0)
+    } else {
+        format!("{n} B")
+    }
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn thousands_groups_digits() {
+        assert_eq!(super::thousands(0), "0");
+        assert_eq!(super::thousands(999), "999");
+        assert_eq!(super::thousands(1000), "1,000");
+        assert_eq!(super::thousands(182_340), "182,340");
+        assert_eq!(super::thousands(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn common_dir_stops_at_a_slash() {
+        assert_eq!(super::common_dir(["d/a/x.jsonl", "d/b/y.jsonl"].into_iter()), 2);
+        assert_eq!(super::common_dir(["d/ab.jsonl", "d/ac.jsonl"].into_iter()), 2);
+        assert_eq!(super::common_dir(["x.jsonl", "y.jsonl"].into_iter()), 0);
+        assert_eq!(super::common_dir(["d/x.jsonl"].into_iter()), 2);
+    }
+}

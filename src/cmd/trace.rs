@@ -1,0 +1,346 @@
+//! `trace FILE...`: the span tree of every run, with a bar per span showing where in the
+//! run its time went. `--run` and `--errors` select runs; `--leaf` picks an arcturn branch.
+
+use std::io::Write;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{io_err, Ctx, DocHead, Outcome};
+use crate::cli::TraceArgs;
+use crate::error::{Error, Result};
+use crate::model::Format;
+use crate::preview::tokens;
+use crate::render::{json, Palette};
+use crate::sanitize;
+use crate::time::format_duration;
+use crate::trace::{self, Detail, Run, Span, SpanKind, SpanOutcome, Status, Trace};
+
+/// Width of the time bar, in cells.
+const BAR: usize = 24;
+
+pub fn run(ctx: &Ctx, a: &TraceArgs, out: &mut dyn Write) -> Result<Outcome> {
+    let files = ctx.expand(&a.files)?;
+    let mut run_found = false;
+    let mut damaged: Option<Error> = None;
+    for (n, f) in files.iter().enumerate() {
+        let src = ctx.open(Some(f))?;
+        let s = ctx.load(&src)?;
+        let leaf = match (&a.leaf, s.format) {
+            (Some(id), Format::Arcturn) => Some(s.find(id)?),
+            (Some(_), Format::Crab) => {
+                ctx.note(&format!(
+                    "{}: --leaf is ignored for crab sessions (their runs come from observations)",
+                    sanitize::inline(s.name())
+                ));
+                None
+            }
+            (None, _) => None,
+        };
+        let mut t = trace::trace(&s, leaf);
+        if let Some(want) = &a.run {
+            let keep = select_run(&t, want).map_err(|m| Error::Usage(format!("{}: {m}", s.name())))?;
+            t.runs.retain(|r| keep.contains(&r.run_id));
+            run_found |= !t.runs.is_empty();
+        }
+        if a.errors {
+            t.runs.retain(Run::failed);
+        }
+        if ctx.global.json {
+            json::write(out, &TraceDoc { head: DocHead::of(&s), trace: &t }, false).map_err(io_err)?;
+        } else {
+            if n > 0 {
+                writeln!(out).map_err(io_err)?;
+            }
+            human(&t, s.name(), s.format, a, &ctx.palette, ctx.width, out).map_err(io_err)?;
+        }
+        if let Err(e) = ctx.finish(&s) {
+            damaged.get_or_insert(e);
+        }
+    }
+    if let Some(e) = damaged {
+        return Err(e);
+    }
+    if let (Some(want), false) = (&a.run, run_found) {
+        return Err(Error::Usage(format!("no run `{}` in the input", sanitize::inline(want))));
+    }
+    Ok(Outcome::Success)
+}
+
+/// The run ids `--run` names: an exact id, else a unique prefix (arcturn ids are long).
+fn select_run(t: &Trace, want: &str) -> std::result::Result<Vec<Value>, String> {
+    let text = |v: &Value| match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let exact: Vec<Value> = t.runs.iter().filter(|r| text(&r.run_id) == want).map(|r| r.run_id.clone()).collect();
+    if !exact.is_empty() {
+        return Ok(exact);
+    }
+    let prefixed: Vec<Value> =
+        t.runs.iter().filter(|r| text(&r.run_id).starts_with(want)).map(|r| r.run_id.clone()).collect();
+    match prefixed.len() {
+        0 | 1 => Ok(prefixed),
+        n => Err(format!("run id prefix `{}` is ambiguous ({n} runs match)", sanitize::inline(want))),
+    }
+}
+
+#[derive(Serialize)]
+struct TraceDoc<'s> {
+    #[serde(flatten)]
+    head: DocHead<'s>,
+    #[serde(flatten)]
+    trace: &'s Trace,
+}
+
+fn human(
+    t: &Trace,
+    file: &str,
+    format: Format,
+    a: &TraceArgs,
+    p: &Palette,
+    width: usize,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let sum = t.summary();
+    let mut head = format!("{} ({format})", p.bold(sanitize::inline(file)));
+    if let Some(Value::String(leaf)) = &t.leaf {
+        head.push_str(&p.dim(format!(" branch to {}", sanitize::inline(&leaf.chars().take(8).collect::<String>()))));
+    }
+    writeln!(out, "{head}")?;
+    if t.runs.is_empty() {
+        let why = match (a.errors, a.run.is_some()) {
+            (true, _) => "no run has a failing span",
+            (false, true) => "no matching run",
+            _ if format == Format::Crab => "no runs: the file has no observation records",
+            _ => "no runs: the branch has no messages",
+        };
+        return writeln!(out, "  {}", p.dim(why));
+    }
+    // One name column for the whole trace, so bars line up from run to run.
+    let spans = t.runs.iter().flat_map(|r| &r.spans);
+    let name_w = spans.map(|sp| span_name(sp).chars().count()).max().unwrap_or(0).clamp(16, 40);
+    for r in &t.runs {
+        run_block(r, name_w, p, width, out)?;
+    }
+    let mut parts = vec![format!("{} run{}", sum.runs, if sum.runs == 1 { "" } else { "s" })];
+    let mut states = vec![format!("{} complete", sum.complete)];
+    if sum.interrupted > 0 {
+        states.push(format!("{} interrupted", sum.interrupted));
+    }
+    if sum.open > 0 {
+        states.push(format!("{} open", sum.open));
+    }
+    parts[0].push_str(&format!(" ({})", states.join(", ")));
+    parts.push(format!("{} llm call{}", sum.llm_calls, if sum.llm_calls == 1 { "" } else { "s" }));
+    parts.push(format!("{} tool call{}", sum.tool_calls, if sum.tool_calls == 1 { "" } else { "s" }));
+    parts.push(usage_text(&sum.usage));
+    parts.push(format_duration(sum.duration_ms));
+    let errors = if sum.errors > 0 {
+        format!(" · {}", p.error(format!("{} failing span{}", sum.errors, if sum.errors == 1 { "" } else { "s" })))
+    } else {
+        String::new()
+    };
+    writeln!(out, "{}{errors}", p.bold(format!("session: {}", parts.join(" · "))))
+}
+
+fn usage_text(u: &crate::model::Usage) -> String {
+    let mut s = format!("{} in, {} out", tokens(u.input), tokens(u.output));
+    if u.cache_read > 0 {
+        s.push_str(&format!(", {} cache read", tokens(u.cache_read)));
+    }
+    if u.cache_write > 0 {
+        s.push_str(&format!(", {} cache write", tokens(u.cache_write)));
+    }
+    s
+}
+
+fn run_block(r: &Run, name_w: usize, p: &Palette, width: usize, out: &mut dyn Write) -> std::io::Result<()> {
+    let id = match &r.run_id {
+        Value::String(s) => s.chars().take(12).collect(),
+        Value::Null => "(no run id)".to_string(),
+        v => v.to_string(),
+    };
+    let status = match r.status {
+        Status::Complete => p.ok("complete"),
+        Status::Interrupted => p.warning("interrupted"),
+        Status::Open => p.warning("open"),
+    };
+    let mut line = format!("run {} {status}", p.id(sanitize::inline(&id)));
+    if let Some(sr) = &r.stop_reason {
+        line.push_str(&p.dim(format!(" ({})", sanitize::inline(sr))));
+    }
+    let mut facts = vec![r.duration_ms.map(format_duration).unwrap_or_else(|| "?".into())];
+    facts.push(format!("{} llm", r.llm_calls));
+    facts.push(format!("{} tool", r.tool_calls));
+    if r.llm_calls > 0 {
+        facts.push(usage_text(&r.usage));
+    }
+    if let Some(c) = r.cost {
+        facts.push(format!("${c:.4}"));
+    }
+    line.push_str(&format!("  {}", facts.join(" · ")));
+    if r.errors > 0 {
+        line.push_str(&format!(" · {}", p.error(format!("{} failed", r.errors))));
+    }
+    let mismatch = [("llm", r.recorded_llm_calls, r.llm_calls), ("tool", r.recorded_tool_calls, r.tool_calls)]
+        .into_iter()
+        .filter_map(|(what, rec, seen)| {
+            rec.filter(|&n| n != seen).map(|n| format!("turn_end says {n} {what} calls, {seen} recorded"))
+        })
+        .collect::<Vec<_>>();
+    if !mismatch.is_empty() {
+        line.push_str(&format!(" {}", p.warning(format!("({})", mismatch.join("; ")))));
+    }
+    writeln!(out, "{line}")?;
+    if let Some(prompt) = &r.prompt {
+        let text = sanitize::inline(prompt.trim());
+        writeln!(out, "  {}", p.user(sanitize::truncate(&format!("> {text}"), width.saturating_sub(2).max(10))))?;
+    }
+    let run_end = r.start_ms.zip(r.duration_ms).map(|(s, d)| s + d as i64);
+    let count = r.spans.len();
+    for (k, sp) in r.spans.iter().enumerate() {
+        let conn = if k + 1 == count { "└─" } else { "├─" };
+        span_line(sp, conn, name_w, (r.start_ms, run_end), p, width, out)?;
+    }
+    Ok(())
+}
+
+/// A span's label: what ran.
+fn span_name(sp: &Span) -> String {
+    match &sp.detail {
+        Detail::Llm { provider, model, .. } => {
+            let m = match (provider, model) {
+                (Some(pr), Some(m)) => format!("{pr}/{m}"),
+                (None, Some(m)) => m.clone(),
+                (Some(pr), None) => pr.clone(),
+                (None, None) => "model call".into(),
+            };
+            format!("llm  {m}")
+        }
+        Detail::Tool { tool, .. } => format!("tool {}", tool.as_deref().unwrap_or("?")),
+        Detail::Event { obs, .. } => format!("event {obs}"),
+    }
+}
+
+fn span_line(
+    sp: &Span,
+    conn: &str,
+    name_w: usize,
+    (run_start, run_end): (Option<i64>, Option<i64>),
+    p: &Palette,
+    width: usize,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let detail = match &sp.detail {
+        Detail::Llm { usage, .. } => usage_text(usage),
+        Detail::Tool { crab, argument, .. } => {
+            let mut d = argument.clone().unwrap_or_default();
+            if let Some(c) = crab {
+                if let Some(seq) = c.call_seq {
+                    d.push_str(&format!("#{seq} "));
+                }
+                if let (Some(i), Some(o)) = (c.bytes_in, c.bytes_out) {
+                    d.push_str(&format!("{} in, {} out", bytes(i), bytes(o)));
+                }
+            }
+            d
+        }
+        Detail::Event { obs, fields } => event_text(obs, fields),
+    };
+    let name = sanitize::truncate(&sanitize::inline(&span_name(sp)), name_w).into_owned();
+    let name_cell = format!("{name:<name_w$}");
+    let name_cell = match (sp.outcome, sp.kind) {
+        (SpanOutcome::Error, _) => p.error(&name_cell),
+        (SpanOutcome::Aborted, _) => p.warning(&name_cell),
+        (_, SpanKind::LlmCall) => p.assistant(&name_cell),
+        (_, SpanKind::ToolCall) => p.tool(&name_cell),
+        (_, SpanKind::Event) => p.compaction(&name_cell),
+    };
+    let dur = sp.duration_ms.map(format_duration).unwrap_or_default();
+    let bar = bar(sp, run_start, run_end);
+    let mut tail = sanitize::inline(&detail).into_owned();
+    match sp.outcome {
+        SpanOutcome::Error => {
+            let e = sp.error.as_deref().unwrap_or("error");
+            tail = format!("{tail} {}", p.error(format!("✗ {}", sanitize::inline(e))));
+        }
+        SpanOutcome::Aborted => tail = format!("{tail} {}", p.warning("aborted")),
+        SpanOutcome::Ok => {}
+    }
+    let used = 2 + 3 + name_w + 1 + 8 + BAR + 3;
+    let room = width.saturating_sub(used).max(12);
+    let tail = if p.is_on() { tail } else { sanitize::truncate(tail.trim(), room).into_owned() };
+    writeln!(out, "  {} {name_cell} {dur:>8} {} {}", p.dim(conn), p.dim(format!("▕{bar}▏")), tail.trim())
+}
+
+/// Where a span sits in its run: blank cells before and after, filled cells for its time.
+fn bar(sp: &Span, run_start: Option<i64>, run_end: Option<i64>) -> String {
+    let (Some(rs), Some(re), Some(ss)) = (run_start, run_end, sp.start_ms) else {
+        return " ".repeat(BAR);
+    };
+    let total = (re - rs).max(1) as f64;
+    let at = |t: i64| (((t - rs) as f64 / total) * BAR as f64).clamp(0.0, BAR as f64);
+    let from = at(ss).floor() as usize;
+    let cells: String = match sp.duration_ms {
+        Some(d) => {
+            let to = (at(ss + d as i64).ceil() as usize).max(from + 1).min(BAR);
+            let from = from.min(to - 1);
+            let mut s = " ".repeat(from);
+            s.push_str(&"█".repeat(to - from));
+            s.push_str(&" ".repeat(BAR - to));
+            s
+        }
+        None => {
+            let from = from.min(BAR - 1);
+            format!("{}│{}", " ".repeat(from), " ".repeat(BAR - from - 1))
+        }
+    };
+    cells
+}
+
+fn event_text(obs: &str, f: &serde_json::Map<String, Value>) -> String {
+    let num = |k: &str| f.get(k).and_then(Value::as_u64);
+    let mut parts = Vec::new();
+    if obs == "compaction" || f.contains_key("tokens_before") {
+        if let Some(s) = f.get("strategy").and_then(Value::as_str) {
+            parts.push(s.to_string());
+        }
+        if let (Some(b), Some(a)) = (num("tokens_before"), num("tokens_after")) {
+            parts.push(format!("{} → {} tokens", tokens(b), tokens(a)));
+        }
+        if let Some(Value::Array(shed)) = f.get("shed") {
+            parts.push(format!("{} tool result{} shed", shed.len(), if shed.len() == 1 { "" } else { "s" }));
+        }
+        return parts.join(", ");
+    }
+    match obs {
+        "context_edit" => {
+            let n = num("elided").unwrap_or(0);
+            format!("{n} tool result{} elided", if n == 1 { "" } else { "s" })
+        }
+        "operator" => f.get("text").and_then(Value::as_str).map(crate::preview::first_line).unwrap_or_default(),
+        _ => {
+            // An unknown observation: show its scalar fields.
+            for (k, v) in f.iter().take(4) {
+                let v = match v {
+                    Value::String(s) => s.chars().take(40).collect(),
+                    Value::Object(_) | Value::Array(_) => "…".into(),
+                    other => other.to_string(),
+                };
+                parts.push(format!("{k}={v}"));
+            }
+            parts.join(" ")
+        }
+    }
+}
+
+fn bytes(n: u64) -> String {
+    if n >= 1 << 20 {
+        format!("{:.1} MiB", n as f64 / (1u64 << 20) as f64)
+    } else if n >= 1 << 10 {
+        format!("{:.1} KiB", n as f64 / 1024.0)
+    } else {
+        format!("{n} B")
+    }
+}

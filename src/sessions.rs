@@ -1,0 +1,223 @@
+//! The `sessions` view: what each session file in a directory is, read from its first
+//! lines (header or meta, first prompt) and its last lines (latest activity) only. A file is
+//! never read whole unless it is small enough to fit in those two windows, so listing
+//! thousands of multi-megabyte sessions costs two small reads each.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::format::{self, Decoded};
+use crate::model::{Format, Role};
+use crate::source::Source;
+
+/// Bytes read from the start of a file; enough for the header and the first prompt.
+const HEAD: u64 = 64 << 10;
+/// When the first line is longer than [`HEAD`], read up to this much to finish it.
+const HEAD_MAX: u64 = 1 << 20;
+/// Bytes read from the end of a file for the last activity.
+const TAIL: u64 = 64 << 10;
+/// Characters of a first prompt kept as a title.
+const TITLE_CHARS: usize = 160;
+
+/// Where a session's title comes from.
+#[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TitleSource {
+    /// The header's generated title (arcturn).
+    Title,
+    /// The first user message.
+    Prompt,
+    /// The session id (arcturn header).
+    Id,
+    /// Nothing better: the file name.
+    File,
+}
+
+#[derive(Serialize, Clone, Debug)]
+pub struct SessionInfo {
+    pub file: String,
+    pub format: Format,
+    pub id: Option<String>,
+    pub title: String,
+    pub title_source: TitleSource,
+    pub cwd: Option<String>,
+    /// Creation time: header/meta, else crab's file name, else the first record's time.
+    pub created: Option<String>,
+    pub created_ms: Option<i64>,
+    /// The latest timestamp in the file's last lines (file modification time when the file
+    /// records none).
+    pub last_activity: Option<String>,
+    pub last_activity_ms: Option<i64>,
+    pub last_activity_from: &'static str,
+    pub size: u64,
+    /// Tree entries (arcturn entries, crab messages). Exact when the whole file was read
+    /// (small files); otherwise estimated from the head's line lengths.
+    pub entries: u64,
+    pub entries_exact: bool,
+}
+
+#[derive(Serialize, Clone, Debug)]
+pub struct Skipped {
+    pub file: String,
+    pub reason: String,
+}
+
+/// Read what `sessions` shows about one file. `Err` says why the file is skipped.
+pub fn read_info(path: &Path, display: &str) -> Result<SessionInfo, String> {
+    let mut f = File::open(path).map_err(|e| format!("cannot open: {e}"))?;
+    let meta = f.metadata().map_err(|e| format!("cannot stat: {e}"))?;
+    let size = meta.len();
+    if size == 0 {
+        return Err("empty file".into());
+    }
+    let mut head = read_at(&mut f, 0, size.min(HEAD))?;
+    if !head.contains(&b'\n') && size > head.len() as u64 {
+        head = read_at(&mut f, 0, size.min(HEAD_MAX))?;
+    }
+    let whole = head.len() as u64 >= size;
+    if !whole {
+        match memchr::memrchr(b'\n', &head) {
+            Some(i) => head.truncate(i + 1),
+            None => return Err(format!("no complete first line in the first {} KiB", HEAD_MAX >> 10)),
+        }
+    }
+    let head_len = head.len() as u64;
+    let src = Source::from_bytes(display, head).map_err(|e| e.to_string())?;
+    let fmt = format::detect(&src).map_err(|e| e.to_string())?;
+    let d = format::decode(&src, Some(fmt)).map_err(|e| e.to_string())?;
+    if let Some(f) = d.findings.iter().find(|f| f.line == Some(1) && f.code.is_line_damage()) {
+        return Err(format!("partially written: line 1: {}", f.message));
+    }
+    if d.header.is_none() && d.entries.is_empty() && d.observations.is_empty() {
+        return Err("no session records in the first lines".into());
+    }
+
+    let header = d.header.as_ref();
+    let id = header.and_then(|h| h.id.as_deref()).map(str::to_string);
+    let header_title =
+        header.and_then(|h| h.title.as_ref()).map(|t| t.prefix(TITLE_CHARS).0).filter(|t| !t.trim().is_empty());
+    let first_user = d.entries.iter().find(|e| e.message.as_ref().is_some_and(|m| m.role == Role::User));
+    let prompt = first_user
+        .and_then(|e| serde_json::from_slice::<serde_json::Value>(&src.bytes()[e.span.clone()]).ok())
+        .and_then(|v| {
+            crate::preview::first_text(v.get("message")?).map(|t| t.chars().take(TITLE_CHARS).collect::<String>())
+        })
+        .filter(|t| !t.trim().is_empty());
+    let (title, title_source) = match (header_title, prompt, &id) {
+        (Some(t), _, _) => (t, TitleSource::Title),
+        (None, Some(p), _) => (p, TitleSource::Prompt),
+        (None, None, Some(i)) => (i.clone(), TitleSource::Id),
+        _ => (path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(), TitleSource::File),
+    };
+    let created = header.and_then(|h| h.created).or_else(|| crate::discover::crab_stamp(path)).or_else(|| first_ts(&d));
+
+    // Last activity: the newest time among the last lines.
+    let mut last = None;
+    if !whole {
+        let start = head_len.max(size.saturating_sub(TAIL));
+        let mut tail = read_at(&mut f, start, size - start)?;
+        if start > head_len {
+            // Drop the partial line the window starts in.
+            match memchr::memchr(b'\n', &tail) {
+                Some(i) => drop(tail.drain(..=i)),
+                None => tail.clear(),
+            }
+        }
+        if let Ok(tsrc) = Source::from_bytes(display, tail) {
+            if let Ok(td) = format::decode(&tsrc, Some(fmt)) {
+                last = max_ts(&td);
+            }
+        }
+    }
+    let mut from = "record";
+    let last = last.or_else(|| max_ts(&d)).or_else(|| {
+        from = "mtime";
+        meta.modified().ok().and_then(|m| m.duration_since(std::time::UNIX_EPOCH).ok()).map(|d| d.as_millis() as i64)
+    });
+
+    let (entries, exact) = if whole {
+        (d.entries.len() as u64, true)
+    } else {
+        // Scale the head's entries-per-byte to the whole file.
+        let per_byte = d.entries.len() as f64 / head_len.max(1) as f64;
+        ((per_byte * size as f64).round() as u64, false)
+    };
+    Ok(SessionInfo {
+        file: display.to_string(),
+        format: fmt,
+        id,
+        title,
+        title_source,
+        cwd: header.and_then(|h| h.cwd.as_deref()).map(str::to_string),
+        created: created.map(crate::time::format_iso),
+        created_ms: created,
+        last_activity: last.map(crate::time::format_iso),
+        last_activity_ms: last,
+        last_activity_from: if last.is_some() { from } else { "none" },
+        size,
+        entries,
+        entries_exact: exact,
+    })
+}
+
+fn read_at(f: &mut File, at: u64, len: u64) -> Result<Vec<u8>, String> {
+    f.seek(SeekFrom::Start(at)).map_err(|e| format!("cannot read: {e}"))?;
+    let mut buf = Vec::with_capacity(len as usize);
+    f.take(len).read_to_end(&mut buf).map_err(|e| format!("cannot read: {e}"))?;
+    Ok(buf)
+}
+
+fn first_ts(d: &Decoded<'_>) -> Option<i64> {
+    let e = d.entries.iter().filter_map(|e| e.timestamp.or_else(|| e.message.as_ref()?.timestamp)).min();
+    let o = d.observations.iter().filter_map(|o| o.ts).min();
+    match (e, o) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+fn max_ts(d: &Decoded<'_>) -> Option<i64> {
+    let e = d.entries.iter().filter_map(|e| e.timestamp.or_else(|| e.message.as_ref()?.timestamp)).max();
+    let o = d.observations.iter().filter_map(|o| o.ts.map(|t| t + o.duration_ms.unwrap_or(0) as i64)).max();
+    e.max(o)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn reads_head_and_tail_of_a_big_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.jsonl");
+        let mut f = File::create(&p).unwrap();
+        writeln!(f, r#"{{"kind":"session","version":1,"id":"s1","timestamp":"2026-11-02T09:00:00.000Z","cwd":"/p"}}"#)
+            .unwrap();
+        writeln!(f, r#"{{"kind":"message","id":"u1","parentId":null,"timestamp":"2026-11-02T09:00:01.000Z","message":{{"role":"user","content":"hello there","timestamp":1}}}}"#).unwrap();
+        let pad = "x".repeat(1000);
+        let mut parent = "u1".to_string();
+        for i in 0..300 {
+            let id = format!("e{i}");
+            writeln!(f, r#"{{"kind":"label","id":"{id}","parentId":"{parent}","timestamp":"2026-11-02T10:00:{:02}.000Z","label":"{pad}"}}"#, i % 60).unwrap();
+            parent = id;
+        }
+        writeln!(
+            f,
+            r#"{{"kind":"label","id":"z","parentId":"{parent}","timestamp":"2026-11-03T08:00:00.000Z","label":"end"}}"#
+        )
+        .unwrap();
+        drop(f);
+        let info = read_info(&p, "s.jsonl").unwrap();
+        assert_eq!(info.title, "hello there");
+        assert_eq!(info.title_source, TitleSource::Prompt);
+        assert_eq!(info.created.as_deref(), Some("2026-11-02T09:00:00.000Z"));
+        assert_eq!(info.last_activity.as_deref(), Some("2026-11-03T08:00:00.000Z"));
+        assert!(!info.entries_exact);
+        // 302 entries really; the estimate is from the head's density.
+        assert!((250..=360).contains(&info.entries), "{}", info.entries);
+    }
+}

@@ -1,0 +1,708 @@
+//! The `stats` view: what one session spent and did, reduced to plain numbers that can be
+//! summed across thousands of files (each file is reduced and dropped, so memory stays
+//! bounded by the largest file).
+//!
+//! Tokens come in the three scopes of FORMATS.md 1.7, always named: `file` (every entry of
+//! every branch, each counted once: the top-level `usage`), `branch` (the path to the latest
+//! entry) and `context` (what the model is sent at the tip). crab records usage in `llm_call`
+//! observations rather than in messages, so its scopes come from those.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::model::{Format, Kind, Outcome, Role, Usage};
+use crate::session::Session;
+use crate::time::format_day;
+use crate::tree::Ix;
+
+/// Messages by role.
+#[derive(Serialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Messages {
+    pub user: u64,
+    pub assistant: u64,
+    /// arcturn `toolResult` messages; crab `user` messages that carry only tool results.
+    pub tool_result: u64,
+    pub system: u64,
+    /// Roles this tool does not know.
+    pub other: u64,
+}
+
+impl Messages {
+    fn count(&mut self, r: Role) {
+        match r {
+            Role::User => self.user += 1,
+            Role::Assistant => self.assistant += 1,
+            Role::ToolResult => self.tool_result += 1,
+            Role::System => self.system += 1,
+            Role::Other => self.other += 1,
+        }
+    }
+
+    fn merge(&mut self, o: &Messages) {
+        self.user += o.user;
+        self.assistant += o.assistant;
+        self.tool_result += o.tool_result;
+        self.system += o.system;
+        self.other += o.other;
+    }
+
+    pub fn total(&self) -> u64 {
+        self.user + self.assistant + self.tool_result + self.system + self.other
+    }
+}
+
+/// Token usage summed over model calls. `total` is always the sum of the four parts (a
+/// recorded `totalTokens` is not trusted over them); `cost` is null when no call recorded one.
+#[derive(Serialize, Clone, Copy, Debug, Default, PartialEq)]
+pub struct Tokens {
+    pub calls: u64,
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    pub total: u64,
+    #[serde(serialize_with = "cost_json")]
+    pub cost: Option<f64>,
+}
+
+/// Sums of dollar amounts pick up binary noise (`0.022600000000000002`); ten decimals is
+/// far below a cent and keeps the JSON readable.
+fn cost_json<S: serde::Serializer>(c: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    match c {
+        Some(v) => s.serialize_f64((v * 1e10).round() / 1e10),
+        None => s.serialize_none(),
+    }
+}
+
+impl Tokens {
+    /// Count one model call; `usage` is absent when the call recorded none.
+    fn call(&mut self, usage: Option<&Usage>) {
+        self.calls += 1;
+        if let Some(u) = usage {
+            self.input += u.input;
+            self.output += u.output;
+            self.cache_read += u.cache_read;
+            self.cache_write += u.cache_write;
+            self.total += u.input + u.output + u.cache_read + u.cache_write;
+            if let Some(c) = u.cost {
+                self.cost = Some(self.cost.unwrap_or(0.0) + c);
+            }
+        }
+    }
+
+    fn merge(&mut self, o: &Tokens) {
+        self.calls += o.calls;
+        self.input += o.input;
+        self.output += o.output;
+        self.cache_read += o.cache_read;
+        self.cache_write += o.cache_write;
+        self.total += o.total;
+        self.cost = match (self.cost, o.cost) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+        };
+    }
+}
+
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct ModelRow {
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub calls: u64,
+    pub usage: Tokens,
+}
+
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct DayRow {
+    /// UTC day of the calls, `YYYY-MM-DD`; null for calls without a timestamp.
+    pub day: Option<String>,
+    pub calls: u64,
+    pub usage: Tokens,
+}
+
+#[derive(Serialize, Clone, Debug, Default, PartialEq)]
+pub struct ToolRow {
+    pub tool: String,
+    pub calls: u64,
+    pub errors: u64,
+    /// crab `Aborted` outcomes (not errors).
+    pub aborted: u64,
+    /// crab only: bytes of arguments and results, summed over the calls that recorded them.
+    pub bytes_in: Option<u64>,
+    pub bytes_out: Option<u64>,
+    /// crab only: time spent in the tool.
+    pub duration_ms: Option<u64>,
+}
+
+#[derive(Serialize, Clone, Debug, Default, PartialEq)]
+pub struct Compactions {
+    pub count: u64,
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+    /// `tokens_before - tokens_after`, summed over compactions that recorded both.
+    pub saved: u64,
+    /// crab: compactions by strategy (`shed`, `summarize`, ...).
+    pub by_strategy: BTreeMap<String, u64>,
+    /// crab: tool results replaced by placeholders by `shed` compactions.
+    pub shed_results: u64,
+    /// arcturn: provider-side compactions (`compaction` blocks in assistant messages).
+    pub provider: u64,
+}
+
+impl Compactions {
+    fn add(&mut self, before: Option<u64>, after: Option<u64>) {
+        self.count += 1;
+        self.tokens_before += before.unwrap_or(0);
+        self.tokens_after += after.unwrap_or(0);
+        if let (Some(b), Some(a)) = (before, after) {
+            self.saved += b.saturating_sub(a);
+        }
+    }
+
+    fn merge(&mut self, o: &Compactions) {
+        self.count += o.count;
+        self.tokens_before += o.tokens_before;
+        self.tokens_after += o.tokens_after;
+        self.saved += o.saved;
+        for (k, v) in &o.by_strategy {
+            *self.by_strategy.entry(k.clone()).or_default() += v;
+        }
+        self.shed_results += o.shed_results;
+        self.provider += o.provider;
+    }
+}
+
+/// arcturn context-editing passes (`state` entries with `contextEdit`).
+#[derive(Serialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ContextEdits {
+    pub passes: u64,
+    /// Tool results the passes elided (ids listed, summed over passes).
+    pub elided: u64,
+}
+
+/// The `branch` scope: the path from a root to the latest entry.
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct Branch {
+    pub scope: &'static str,
+    /// The entry the branch ends at (the latest entry), typed as in the file.
+    pub leaf: Value,
+    pub entries: u64,
+    pub messages: Messages,
+    /// null for a crab session with branches: its usage is recorded per run, not per message,
+    /// so it cannot be split between branches.
+    pub usage: Option<Tokens>,
+}
+
+/// Where the `context` figure comes from.
+#[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ContextSource {
+    /// The last model call on the branch: what the model last saw (prompt plus answer).
+    LastCall,
+    /// crab: a compaction after the last call; its `tokens_after`.
+    Compaction,
+    /// No usage after the last compaction: characters / 4 of what would be sent.
+    Estimate,
+    /// Nothing to measure (no messages).
+    None,
+}
+
+/// The `context` scope: what the model is sent at the tip.
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct Context {
+    pub scope: &'static str,
+    pub source: ContextSource,
+    pub tokens: Option<u64>,
+    /// The entry the figure was taken at (arcturn), typed as in the file; null for crab,
+    /// whose figures come from observation records.
+    pub at: Value,
+    /// The line of the record the figure was taken at.
+    pub line: Option<u32>,
+}
+
+/// Everything `stats` reports about one session file.
+#[derive(Serialize, Clone, Debug)]
+pub struct SessionStats {
+    pub file: String,
+    pub format: Format,
+    pub bytes: u64,
+    pub lines: u64,
+    pub entries: u64,
+    pub observations: u64,
+    /// crab: distinct run ids.
+    pub runs: u64,
+    pub messages: Messages,
+    /// The `file` scope.
+    pub usage: Tokens,
+    pub branch: Branch,
+    pub context: Context,
+    pub by_model: Vec<ModelRow>,
+    pub by_day: Vec<DayRow>,
+    pub tool_calls: Vec<ToolRow>,
+    pub compactions: Compactions,
+    pub context_edits: ContextEdits,
+    /// arcturn tool results whose full output was offloaded to a file.
+    pub offloaded: u64,
+    pub leaves: u64,
+    pub max_depth: u64,
+    /// Earliest and latest timestamps in the file (ISO 8601), and as epoch milliseconds.
+    pub first: Option<String>,
+    pub last: Option<String>,
+    pub first_ms: Option<i64>,
+    pub last_ms: Option<i64>,
+}
+
+/// Keyed accumulators that keep first-appearance order until they are sorted for output.
+#[derive(Default)]
+struct Acc {
+    models: Vec<ModelRow>,
+    days: BTreeMap<Option<String>, DayRow>,
+    tools: Vec<ToolRow>,
+    first: Option<i64>,
+    last: Option<i64>,
+}
+
+impl Acc {
+    fn model(&mut self, provider: Option<&str>, model: Option<&str>, usage: Option<&Usage>) {
+        let pos = self.models.iter().position(|m| m.provider.as_deref() == provider && m.model.as_deref() == model);
+        let row = match pos {
+            Some(p) => &mut self.models[p],
+            None => {
+                self.models.push(ModelRow {
+                    provider: provider.map(str::to_string),
+                    model: model.map(str::to_string),
+                    calls: 0,
+                    usage: Tokens::default(),
+                });
+                self.models.last_mut().expect("just pushed")
+            }
+        };
+        row.calls += 1;
+        row.usage.call(usage);
+    }
+
+    fn day(&mut self, ms: Option<i64>, usage: Option<&Usage>) {
+        let key = ms.map(format_day);
+        let row = self.days.entry(key.clone()).or_insert(DayRow { day: key, calls: 0, usage: Tokens::default() });
+        row.calls += 1;
+        row.usage.call(usage);
+    }
+
+    fn tool(&mut self, name: &str) -> &mut ToolRow {
+        match self.tools.iter().position(|t| t.tool == name) {
+            Some(p) => &mut self.tools[p],
+            None => {
+                self.tools.push(ToolRow { tool: name.to_string(), ..ToolRow::default() });
+                self.tools.last_mut().expect("just pushed")
+            }
+        }
+    }
+
+    fn seen(&mut self, ms: Option<i64>) {
+        if let Some(t) = ms {
+            self.first = Some(self.first.map_or(t, |f| f.min(t)));
+            self.last = Some(self.last.map_or(t, |l| l.max(t)));
+        }
+    }
+}
+
+impl SessionStats {
+    /// Reduce a loaded session to its statistics.
+    pub fn of(s: &Session<'_>) -> SessionStats {
+        let mut acc = Acc::default();
+        let mut messages = Messages::default();
+        let mut usage = Tokens::default();
+        let mut compactions = Compactions::default();
+        let mut context_edits = ContextEdits::default();
+        let mut offloaded = 0;
+        for e in &s.entries {
+            acc.seen(e.timestamp);
+            if let Some(m) = &e.message {
+                messages.count(m.role);
+                compactions.provider += u64::from(m.blocks.server_compaction);
+                if s.format == Format::Arcturn {
+                    if m.role == Role::Assistant {
+                        usage.call(m.usage.as_ref());
+                        acc.model(m.provider.as_deref(), m.model.as_deref(), m.usage.as_ref());
+                        acc.day(e.timestamp.or(m.timestamp), m.usage.as_ref());
+                    }
+                    // In crab, `tool_call` observations are the record of calls that ran.
+                    for r in &m.tool_results {
+                        let row = acc.tool(r.tool_name.as_deref().unwrap_or("?"));
+                        row.calls += 1;
+                        row.errors += u64::from(r.is_error);
+                        offloaded += u64::from(r.offloaded_path.is_some());
+                    }
+                }
+            }
+            if let Some(c) = &e.compaction {
+                compactions.add(c.tokens_before, c.tokens_after);
+            }
+            if let Some(ce) = e.state.as_ref().and_then(|st| st.context_edit.as_ref()) {
+                context_edits.passes += 1;
+                context_edits.elided += ce.elided.len() as u64;
+            }
+        }
+        let mut run_ids: Vec<&str> = Vec::new();
+        for o in &s.observations {
+            acc.seen(o.ts);
+            if let Some(r) = o.run_id.as_deref() {
+                run_ids.push(r);
+            }
+            match o.tag.as_ref() {
+                "llm_call" => {
+                    usage.call(o.usage.as_ref());
+                    acc.model(o.provider.as_deref(), o.model.as_deref(), o.usage.as_ref());
+                    acc.day(o.ts, o.usage.as_ref());
+                }
+                "tool_call" => {
+                    let row = acc.tool(o.tool.as_deref().unwrap_or("?"));
+                    row.calls += 1;
+                    match &o.outcome {
+                        Some(Outcome::Error(_) | Outcome::Other(_)) => row.errors += 1,
+                        Some(Outcome::Aborted) => row.aborted += 1,
+                        _ => {}
+                    }
+                    for (sum, v) in [
+                        (&mut row.bytes_in, o.bytes_in),
+                        (&mut row.bytes_out, o.bytes_out),
+                        (&mut row.duration_ms, o.duration_ms),
+                    ] {
+                        if let Some(v) = v {
+                            *sum = Some(sum.unwrap_or(0) + v);
+                        }
+                    }
+                }
+                "compaction" => {
+                    compactions.add(o.tokens_before, o.tokens_after);
+                    let strategy = o.strategy.as_deref().unwrap_or("?").to_string();
+                    *compactions.by_strategy.entry(strategy).or_default() += 1;
+                    compactions.shed_results += o.shed.len() as u64;
+                }
+                _ => {}
+            }
+        }
+        run_ids.sort_unstable();
+        run_ids.dedup();
+        let leaves = s.tree.leaves().count() as u64;
+        let branch = branch(s, &usage, leaves);
+        let mut st = SessionStats {
+            file: s.name().to_string(),
+            format: s.format,
+            bytes: s.source.body().len() as u64,
+            lines: u64::from(s.lines),
+            entries: s.entries.len() as u64,
+            observations: s.observations.len() as u64,
+            runs: run_ids.len() as u64,
+            messages,
+            usage,
+            branch,
+            context: context(s),
+            by_model: acc.models,
+            by_day: acc.days.into_values().collect(),
+            tool_calls: acc.tools,
+            compactions,
+            context_edits,
+            offloaded,
+            leaves,
+            max_depth: if s.entries.is_empty() { 0 } else { u64::from(s.tree.max_depth()) },
+            first: acc.first.map(crate::time::format_iso),
+            last: acc.last.map(crate::time::format_iso),
+            first_ms: acc.first,
+            last_ms: acc.last,
+        };
+        sort_rows(&mut st.by_model, &mut st.tool_calls);
+        st
+    }
+}
+
+/// Biggest first, names breaking ties: stable, deterministic output.
+fn sort_rows(models: &mut [ModelRow], tools: &mut [ToolRow]) {
+    models.sort_by(|a, b| {
+        b.usage
+            .total
+            .cmp(&a.usage.total)
+            .then(b.calls.cmp(&a.calls))
+            .then((&a.provider, &a.model).cmp(&(&b.provider, &b.model)))
+    });
+    tools.sort_by(|a, b| b.calls.cmp(&a.calls).then(a.tool.cmp(&b.tool)));
+}
+
+fn branch(s: &Session<'_>, file_usage: &Tokens, leaves: u64) -> Branch {
+    let Some(tip) = s.tree.latest() else {
+        return Branch { scope: "branch", leaf: Value::Null, entries: 0, messages: Messages::default(), usage: None };
+    };
+    let path = s.tree.path(tip);
+    let mut messages = Messages::default();
+    let mut usage = Tokens::default();
+    for &i in &path {
+        if let Some(m) = &s.entry(i).message {
+            messages.count(m.role);
+            if m.role == Role::Assistant {
+                usage.call(m.usage.as_ref());
+            }
+        }
+    }
+    let usage = match s.format {
+        Format::Arcturn => Some(usage),
+        // One branch: every observation belongs to it.
+        Format::Crab if leaves <= 1 => Some(*file_usage),
+        Format::Crab => None,
+    };
+    Branch { scope: "branch", leaf: s.entry(tip).id.to_json(), entries: path.len() as u64, messages, usage }
+}
+
+/// The context occupancy at the tip. Kept small and self-contained on purpose: a full
+/// materialization of the branch (FORMATS.md 1.6) can replace the estimate later.
+pub fn context(s: &Session<'_>) -> Context {
+    let none = Context { scope: "context", source: ContextSource::None, tokens: None, at: Value::Null, line: None };
+    let Some(tip) = s.tree.latest() else { return none };
+    let path = s.tree.path(tip);
+    if s.format == Format::Crab {
+        // As crab's --continue does: the last call's usage, unless a compaction came after it.
+        let last = s.observations.iter().rev().find(|o| match o.tag.as_ref() {
+            "llm_call" => o.usage.is_some(),
+            "compaction" => o.tokens_after.is_some(),
+            _ => false,
+        });
+        if let Some(o) = last {
+            let (at, line) = (Value::Null, Some(o.line));
+            return match (o.tag.as_ref(), o.usage) {
+                // crab's `prompt` is the whole prompt, cached tokens included (it is never below
+                // `cache_read`), so prompt + completion is the window in use.
+                ("llm_call", Some(u)) => Context {
+                    scope: "context",
+                    source: ContextSource::LastCall,
+                    tokens: Some(u.input + u.output),
+                    at,
+                    line,
+                },
+                _ => Context { scope: "context", source: ContextSource::Compaction, tokens: o.tokens_after, at, line },
+            };
+        }
+        return estimate(s, &path, 0, tip);
+    }
+    let cut = path.iter().rposition(|&i| s.entry(i).kind == Kind::Compaction);
+    let after = cut.map_or(0, |c| c + 1);
+    let last_call = path[after..].iter().rev().find_map(|&i| {
+        let m = s.entry(i).message.as_ref()?;
+        (m.role == Role::Assistant).then_some(())?;
+        m.usage.map(|u| (i, u))
+    });
+    if let Some((i, u)) = last_call {
+        return Context {
+            scope: "context",
+            source: ContextSource::LastCall,
+            tokens: Some(u.input + u.output + u.cache_read + u.cache_write),
+            at: s.entry(i).id.to_json(),
+            line: Some(s.entry(i).line),
+        };
+    }
+    // Since the last compaction: its summary, the kept tail after `upToId`, and what followed.
+    let from = match cut {
+        Some(c) => {
+            let up_to = s.entry(path[c]).compaction.as_ref().and_then(|k| k.up_to.as_ref());
+            up_to.and_then(|id| path[..c].iter().position(|&i| &s.entry(i).id == id)).map_or(c, |p| p + 1)
+        }
+        None => 0,
+    };
+    estimate(s, &path, from, tip)
+}
+
+/// Characters / 4 of what the tip's context would hold from `path[from..]` on, plus the last
+/// compaction summary on that stretch of the path.
+fn estimate(s: &Session<'_>, path: &[Ix], from: usize, tip: Ix) -> Context {
+    let mut chars = 0usize;
+    let mut any = false;
+    if let Some(c) = path.iter().rev().find_map(|&i| s.entry(i).compaction.as_ref()) {
+        if let Some(sum) = &c.summary {
+            chars += sum.decode().chars().count();
+            any = true;
+        }
+    }
+    for &i in &path[from..] {
+        let e = s.entry(i);
+        let Some(m) = &e.message else { continue };
+        // A refusal is never sent again.
+        if m.stop_reason.as_deref() == Some("refusal") {
+            continue;
+        }
+        any = true;
+        if let Ok(v) = s.value(i) {
+            chars += message_chars(v.get("message").unwrap_or(&Value::Null));
+        }
+    }
+    if !any {
+        return Context { scope: "context", source: ContextSource::None, tokens: None, at: Value::Null, line: None };
+    }
+    Context {
+        scope: "context",
+        source: ContextSource::Estimate,
+        tokens: Some(chars.div_ceil(4) as u64),
+        at: s.entry(tip).id.to_json(),
+        line: Some(s.entry(tip).line),
+    }
+}
+
+/// Characters a message puts in the context: texts, thinking, tool call names and arguments,
+/// tool output. An image counts as 4,800 characters (1,200 tokens), the usual flat estimate.
+pub fn message_chars(m: &Value) -> usize {
+    fn content(c: &Value) -> usize {
+        match c {
+            Value::String(s) => s.chars().count(),
+            Value::Array(blocks) => blocks.iter().map(block).sum(),
+            _ => 0,
+        }
+    }
+    fn block(b: &Value) -> usize {
+        let str_len = |k: &str| b.get(k).and_then(Value::as_str).map_or(0, |s| s.chars().count());
+        match b.get("type").and_then(Value::as_str) {
+            Some("text") => str_len("text"),
+            Some("thinking") => str_len("thinking"),
+            Some("image") => 4800,
+            Some("toolCall" | "tool_use") => {
+                let args = b.get("arguments").or_else(|| b.get("input")).map_or(0, |a| a.to_string().chars().count());
+                str_len("name") + args
+            }
+            Some("tool_result") => b.get("content").map_or(0, content),
+            _ => 0,
+        }
+    }
+    m.get("content").map_or(0, content)
+}
+
+/// Sums over many sessions. Nothing is counted twice: a file is one session, and each
+/// session's figures already count every entry once.
+#[derive(Serialize, Clone, Debug, Default)]
+pub struct Total {
+    pub sessions: u64,
+    pub bytes: u64,
+    pub lines: u64,
+    pub entries: u64,
+    pub observations: u64,
+    pub runs: u64,
+    pub messages: Messages,
+    pub usage: Tokens,
+    /// Branch-scope usage summed over the sessions whose branch usage is known.
+    pub branch_usage: Tokens,
+    pub by_model: Vec<ModelRow>,
+    pub by_day: Vec<DayRow>,
+    pub tool_calls: Vec<ToolRow>,
+    pub compactions: Compactions,
+    pub context_edits: ContextEdits,
+    pub offloaded: u64,
+    pub leaves: u64,
+    /// The deepest session's depth.
+    pub max_depth: u64,
+    pub first: Option<String>,
+    pub last: Option<String>,
+}
+
+impl Total {
+    pub fn of<'a>(sessions: impl IntoIterator<Item = &'a SessionStats>) -> Total {
+        let mut t = Total::default();
+        let mut days: BTreeMap<Option<String>, DayRow> = BTreeMap::new();
+        let (mut first, mut last): (Option<i64>, Option<i64>) = (None, None);
+        for s in sessions {
+            t.sessions += 1;
+            t.bytes += s.bytes;
+            t.lines += s.lines;
+            t.entries += s.entries;
+            t.observations += s.observations;
+            t.runs += s.runs;
+            t.messages.merge(&s.messages);
+            t.usage.merge(&s.usage);
+            if let Some(b) = &s.branch.usage {
+                t.branch_usage.merge(b);
+            }
+            for m in &s.by_model {
+                match t.by_model.iter_mut().find(|r| r.provider == m.provider && r.model == m.model) {
+                    Some(r) => {
+                        r.calls += m.calls;
+                        r.usage.merge(&m.usage);
+                    }
+                    None => t.by_model.push(m.clone()),
+                }
+            }
+            for d in &s.by_day {
+                let row = days.entry(d.day.clone()).or_insert(DayRow {
+                    day: d.day.clone(),
+                    calls: 0,
+                    usage: Tokens::default(),
+                });
+                row.calls += d.calls;
+                row.usage.merge(&d.usage);
+            }
+            for tl in &s.tool_calls {
+                match t.tool_calls.iter_mut().find(|r| r.tool == tl.tool) {
+                    Some(r) => {
+                        r.calls += tl.calls;
+                        r.errors += tl.errors;
+                        r.aborted += tl.aborted;
+                        for (sum, v) in [
+                            (&mut r.bytes_in, tl.bytes_in),
+                            (&mut r.bytes_out, tl.bytes_out),
+                            (&mut r.duration_ms, tl.duration_ms),
+                        ] {
+                            if let Some(v) = v {
+                                *sum = Some(sum.unwrap_or(0) + v);
+                            }
+                        }
+                    }
+                    None => t.tool_calls.push(tl.clone()),
+                }
+            }
+            t.compactions.merge(&s.compactions);
+            t.context_edits.passes += s.context_edits.passes;
+            t.context_edits.elided += s.context_edits.elided;
+            t.offloaded += s.offloaded;
+            t.leaves += s.leaves;
+            t.max_depth = t.max_depth.max(s.max_depth);
+            first = match (first, s.first_ms) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            last = match (last, s.last_ms) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                (a, b) => a.or(b),
+            };
+        }
+        t.by_day = days.into_values().collect();
+        t.first = first.map(crate::time::format_iso);
+        t.last = last.map(crate::time::format_iso);
+        sort_rows(&mut t.by_model, &mut t.tool_calls);
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn message_chars_counts_what_is_sent() {
+        let m = json!({"role":"assistant","content":[
+            {"type":"text","text":"héllo"},
+            {"type":"thinking","thinking":"abc"},
+            {"type":"toolCall","id":"c1","name":"read","arguments":{"p":"x"}}
+        ]});
+        // 5 + 3 + 4 ("read") + 9 (`{"p":"x"}`)
+        assert_eq!(message_chars(&m), 21);
+        assert_eq!(message_chars(&json!({"role":"user","content":"four"})), 4);
+        let r = json!({"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":[{"type":"text","text":"12345"}]}]});
+        assert_eq!(message_chars(&r), 5);
+    }
+
+    #[test]
+    fn tokens_sum_parts_and_keep_missing_cost_null() {
+        let mut t = Tokens::default();
+        t.call(Some(&Usage { input: 1, output: 2, cache_read: 3, cache_write: 4, total: Some(99), cost: None }));
+        t.call(None);
+        assert_eq!((t.calls, t.total, t.cost), (2, 10, None));
+        t.call(Some(&Usage { cost: Some(0.5), ..Usage::default() }));
+        assert_eq!(t.cost, Some(0.5));
+    }
+}

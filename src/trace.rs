@@ -1,0 +1,567 @@
+//! The `trace` view: where the time went, run by run. A run is one user message and the
+//! work it caused; its spans are model calls, tool calls and events.
+//!
+//! crab records spans itself (`obs` records grouped by `run_id`, FORMATS.md 2.2-2.3). arcturn
+//! does not, so its trace is derived from the messages on one branch: a run per user
+//! message, a model call per assistant message, a tool call per tool result, each timed
+//! from the previous entry's timestamp. This module computes; it never prints.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::model::{Entry, Kind, Observation, Outcome, Role, Usage};
+use crate::session::Session;
+use crate::tree::Ix;
+
+/// crab truncates error texts to this many characters; arcturn's are cut the same way.
+pub const ERROR_CHARS: usize = 128;
+/// How much of a run's prompt the view keeps.
+const PROMPT_CHARS: usize = 200;
+
+#[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Complete,
+    Interrupted,
+    /// No `turn_end` (crab), or the last model call asked for tools that never answered
+    /// (arcturn): still running, or the agent was killed.
+    Open,
+}
+
+#[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SpanKind {
+    LlmCall,
+    ToolCall,
+    Event,
+}
+
+#[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SpanOutcome {
+    Ok,
+    Aborted,
+    Error,
+}
+
+/// One session's runs, in the order they started.
+#[derive(Serialize, Debug, Default)]
+pub struct Trace {
+    /// arcturn: the entry whose branch was traced.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub leaf: Option<Value>,
+    pub runs: Vec<Run>,
+}
+
+#[derive(Serialize, Debug)]
+pub struct Run {
+    /// crab: the `run_id` string. arcturn: the user message's entry id, typed as in the
+    /// file (for a run of entries before any user message: its first entry's id).
+    pub run_id: Value,
+    pub status: Status,
+    pub stop_reason: Option<String>,
+    pub start_ms: Option<i64>,
+    pub duration_ms: Option<u64>,
+    /// Counted from the spans.
+    pub llm_calls: u64,
+    pub tool_calls: u64,
+    /// What crab's `turn_end` says, when it says it (may differ from the spans counted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recorded_llm_calls: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recorded_tool_calls: Option<u64>,
+    /// Spans whose outcome is `error`.
+    pub errors: u64,
+    pub usage: Usage,
+    /// Recorded cost in dollars (arcturn), null when none is recorded.
+    pub cost: Option<f64>,
+    /// Line of the run's first record.
+    pub line: u32,
+    /// The start of the user's message (arcturn; crab when its message can be placed).
+    pub prompt: Option<String>,
+    pub spans: Vec<Span>,
+}
+
+impl Run {
+    pub fn failed(&self) -> bool {
+        self.errors > 0
+    }
+}
+
+#[derive(Serialize, Debug)]
+pub struct Span {
+    pub kind: SpanKind,
+    pub start_ms: Option<i64>,
+    pub duration_ms: Option<u64>,
+    pub outcome: SpanOutcome,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub line: u32,
+    /// arcturn: the entry the span was derived from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entry_id: Option<Value>,
+    #[serde(flatten)]
+    pub detail: Detail,
+}
+
+/// What each kind of span adds.
+#[derive(Serialize, Debug)]
+#[serde(untagged)]
+pub enum Detail {
+    Llm {
+        provider: Option<String>,
+        model: Option<String>,
+        usage: Usage,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        stop_reason: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cost: Option<f64>,
+    },
+    Tool {
+        tool: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tool_call_id: Option<String>,
+        /// arcturn: the call's main argument (a path, a command), as a short preview.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        argument: Option<String>,
+        #[serde(flatten, skip_serializing_if = "Option::is_none")]
+        crab: Option<CrabTool>,
+    },
+    Event {
+        obs: String,
+        #[serde(flatten)]
+        fields: Map<String, Value>,
+    },
+}
+
+/// The fields only crab records for a tool call.
+#[derive(Serialize, Debug)]
+pub struct CrabTool {
+    pub call_seq: Option<u64>,
+    pub bytes_in: Option<u64>,
+    pub bytes_out: Option<u64>,
+    pub args_digest: Option<String>,
+    pub result_digest: Option<String>,
+}
+
+impl Span {
+    pub fn end_ms(&self) -> Option<i64> {
+        self.start_ms.map(|s| s + self.duration_ms.unwrap_or(0) as i64)
+    }
+}
+
+/// The trace of a session: crab from its observations, arcturn from the branch to `leaf`
+/// (default: the latest entry).
+pub fn trace(s: &Session<'_>, leaf: Option<Ix>) -> Trace {
+    match s.format {
+        crate::model::Format::Crab => crab(s),
+        crate::model::Format::Arcturn => match leaf.or_else(|| s.tree.latest()) {
+            Some(l) => arcturn(s, l),
+            None => Trace::default(),
+        },
+    }
+}
+
+fn outcome_of(o: Option<&Outcome<'_>>) -> (SpanOutcome, Option<String>) {
+    match o {
+        None | Some(Outcome::Ok) => (SpanOutcome::Ok, None),
+        Some(Outcome::Aborted) => (SpanOutcome::Aborted, None),
+        Some(Outcome::Error(t)) => (SpanOutcome::Error, Some(t.to_string())),
+        // An outcome this tool does not know is not a success it can vouch for.
+        Some(Outcome::Other(raw)) => (SpanOutcome::Error, Some(format!("unrecognized outcome {raw}"))),
+    }
+}
+
+fn crab(s: &Session<'_>) -> Trace {
+    // Group by run id in order of first appearance; records without one share a group.
+    let mut groups: Vec<Vec<&Observation<'_>>> = Vec::new();
+    let mut by_id: HashMap<Option<&str>, usize> = HashMap::new();
+    for o in &s.observations {
+        let g = *by_id.entry(o.run_id.as_deref()).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[g].push(o);
+    }
+    let prompts = crab_prompts(s);
+    let runs = groups.into_iter().map(|g| crab_run(s, &g, &prompts)).collect();
+    Trace { leaf: None, runs }
+}
+
+/// crab messages carry no run id; a run's prompt is the user message written between its
+/// first and last observation lines.
+fn crab_prompts<'s>(s: &'s Session<'_>) -> Vec<(u32, &'s Entry<'s>)> {
+    s.entries.iter().filter(|e| e.message.as_ref().is_some_and(|m| m.role == Role::User)).map(|e| (e.line, e)).collect()
+}
+
+fn crab_run(s: &Session<'_>, obs: &[&Observation<'_>], prompts: &[(u32, &Entry<'_>)]) -> Run {
+    let mut start: Option<&Observation<'_>> = None;
+    let mut end: Option<&Observation<'_>> = None;
+    let mut spans = Vec::new();
+    for &o in obs {
+        match o.tag.as_ref() {
+            "turn_start" if start.is_none() => start = Some(o),
+            "turn_end" if end.is_none() => end = Some(o),
+            _ => spans.push(crab_span(s, o)),
+        }
+    }
+    // Spans in `ts` order; a span without `ts` stays after the one before it in the file.
+    let mut last = i64::MIN;
+    let mut keyed: Vec<(i64, Span)> = spans
+        .into_iter()
+        .map(|sp| {
+            last = sp.start_ms.unwrap_or(last);
+            (last, sp)
+        })
+        .collect();
+    keyed.sort_by_key(|(k, _)| *k);
+    let spans: Vec<Span> = keyed.into_iter().map(|(_, sp)| sp).collect();
+
+    let run_start = start.and_then(|o| o.ts).or_else(|| spans.iter().filter_map(|sp| sp.start_ms).min());
+    let run_end = end
+        .and_then(|o| o.ts)
+        .or_else(|| spans.iter().filter_map(Span::end_ms).max())
+        .or_else(|| obs.iter().filter_map(|o| o.ts).max());
+    let status = match end {
+        Some(e) if e.interrupted == Some(true) => Status::Interrupted,
+        Some(_) => Status::Complete,
+        None => Status::Open,
+    };
+    let first_line = obs.iter().map(|o| o.line).min().unwrap_or(0);
+    let last_line = obs.iter().map(|o| o.line).max().unwrap_or(0);
+    let prompt = prompts
+        .iter()
+        .find(|(l, _)| *l > first_line && *l < last_line)
+        .and_then(|(_, e)| prompt_of(s.value_at(e.span.clone()).ok().as_ref()?.get("message")?));
+    let mut run = Run {
+        run_id: obs.first().and_then(|o| o.run_id.as_deref()).map(Value::from).unwrap_or(Value::Null),
+        status,
+        stop_reason: end.and_then(|e| e.stop_reason.as_deref()).map(str::to_string),
+        start_ms: run_start,
+        duration_ms: duration(run_start, run_end),
+        llm_calls: 0,
+        tool_calls: 0,
+        recorded_llm_calls: end.and_then(|e| e.llm_calls),
+        recorded_tool_calls: end.and_then(|e| e.tool_calls),
+        errors: 0,
+        usage: Usage::default(),
+        cost: None,
+        line: first_line,
+        prompt,
+        spans,
+    };
+    tally(&mut run);
+    run
+}
+
+fn crab_span(s: &Session<'_>, o: &Observation<'_>) -> Span {
+    let (outcome, error) = outcome_of(o.outcome.as_ref());
+    let own = |v: &Option<std::borrow::Cow<'_, str>>| v.as_deref().map(str::to_string);
+    let (kind, detail) = match o.tag.as_ref() {
+        "llm_call" => (
+            SpanKind::LlmCall,
+            Detail::Llm {
+                provider: own(&o.provider),
+                model: own(&o.model),
+                usage: o.usage.unwrap_or_default(),
+                stop_reason: None,
+                cost: None,
+            },
+        ),
+        "tool_call" => (
+            SpanKind::ToolCall,
+            Detail::Tool {
+                tool: own(&o.tool),
+                tool_call_id: None,
+                argument: None,
+                crab: Some(CrabTool {
+                    call_seq: o.call_seq,
+                    bytes_in: o.bytes_in,
+                    bytes_out: o.bytes_out,
+                    args_digest: own(&o.args_digest),
+                    result_digest: own(&o.result_digest),
+                }),
+            },
+        ),
+        tag => (SpanKind::Event, Detail::Event { obs: tag.to_string(), fields: event_fields(s, o) }),
+    };
+    Span { kind, start_ms: o.ts, duration_ms: o.duration_ms, outcome, error, line: o.line, entry_id: None, detail }
+}
+
+/// An event's own fields: the record minus what every span already says.
+fn event_fields(s: &Session<'_>, o: &Observation<'_>) -> Map<String, Value> {
+    const COMMON: &[&str] = &["kind", "run_id", "ts", "obs", "outcome", "duration_ms", "start_ms", "line", "error"];
+    match s.value_at(o.span.clone()) {
+        Ok(Value::Object(m)) => m.into_iter().filter(|(k, _)| !COMMON.contains(&k.as_str())).collect(),
+        _ => Map::new(),
+    }
+}
+
+fn duration(start: Option<i64>, end: Option<i64>) -> Option<u64> {
+    match (start, end) {
+        (Some(a), Some(b)) if b >= a => Some((b - a) as u64),
+        _ => None,
+    }
+}
+
+/// Count calls, errors and usage from the spans.
+fn tally(run: &mut Run) {
+    for sp in &run.spans {
+        match &sp.detail {
+            Detail::Llm { usage, cost, .. } => {
+                run.llm_calls += 1;
+                run.usage.add(usage);
+                if let Some(c) = cost {
+                    run.cost = Some(run.cost.unwrap_or(0.0) + c);
+                }
+            }
+            Detail::Tool { .. } => run.tool_calls += 1,
+            Detail::Event { .. } => {}
+        }
+        if sp.outcome == SpanOutcome::Error {
+            run.errors += 1;
+        }
+    }
+    // `Usage::add` keeps a running total; the view shows only the four parts and cost.
+    run.usage.total = None;
+    run.usage.cost = None;
+}
+
+fn arcturn(s: &Session<'_>, leaf: Ix) -> Trace {
+    let mut runs: Vec<Run> = Vec::new();
+    let mut prev_ts: Option<i64> = None;
+    let mut last_stop: Vec<Option<String>> = Vec::new();
+    // Tool call id -> main argument, from the assistant messages seen so far on the path.
+    let mut args: HashMap<String, String> = HashMap::new();
+    for i in s.tree.path(leaf) {
+        let e = s.entry(i);
+        let msg = e.message.as_ref();
+        let ts = e.timestamp.or_else(|| msg.and_then(|m| m.timestamp));
+        // The index keeps no payloads: re-read the line for text and arguments.
+        let value = msg.and_then(|_| s.value(i).ok());
+        let message = value.as_ref().and_then(|v| v.get("message"));
+        args.extend(message.map(call_arguments).unwrap_or_default());
+        let start_run = |runs: &mut Vec<Run>, last_stop: &mut Vec<Option<String>>, prompt| {
+            runs.push(Run {
+                run_id: e.id.to_json(),
+                status: Status::Complete,
+                stop_reason: None,
+                start_ms: ts,
+                duration_ms: None,
+                llm_calls: 0,
+                tool_calls: 0,
+                recorded_llm_calls: None,
+                recorded_tool_calls: None,
+                errors: 0,
+                usage: Usage::default(),
+                cost: None,
+                line: e.line,
+                prompt,
+                spans: Vec::new(),
+            });
+            last_stop.push(None);
+        };
+        if msg.is_some_and(|m| m.role == Role::User) {
+            let prompt = message.and_then(prompt_of);
+            start_run(&mut runs, &mut last_stop, prompt);
+        } else if let Some(span) = arcturn_span(s, i, e, message, (prev_ts, ts), &args) {
+            if runs.is_empty() {
+                start_run(&mut runs, &mut last_stop, None);
+            }
+            if let Detail::Llm { stop_reason, .. } = &span.detail {
+                *last_stop.last_mut().expect("a run was started") = stop_reason.clone();
+            }
+            runs.last_mut().expect("a run was started").spans.push(span);
+        }
+        if let (Some(run), Some(t)) = (runs.last_mut(), ts) {
+            // The run lasts until its last entry, whatever its kind.
+            run.duration_ms = duration(run.start_ms, Some(t)).or(run.duration_ms);
+        }
+        prev_ts = ts.or(prev_ts);
+    }
+    for (run, stop) in runs.iter_mut().zip(last_stop) {
+        let last_is_tool =
+            run.spans.iter().rev().find(|sp| sp.kind != SpanKind::Event).map(|sp| sp.kind) == Some(SpanKind::ToolCall);
+        run.status = match stop.as_deref() {
+            Some("aborted") => Status::Interrupted,
+            // Tools were asked for and the model never saw their results.
+            Some("toolUse") => Status::Open,
+            _ if last_is_tool => Status::Open,
+            _ => Status::Complete,
+        };
+        run.stop_reason = stop;
+        tally(run);
+    }
+    Trace { leaf: Some(s.entry(leaf).id.to_json()), runs }
+}
+
+fn arcturn_span(
+    s: &Session<'_>,
+    i: Ix,
+    e: &Entry<'_>,
+    message: Option<&Value>,
+    (prev, ts): (Option<i64>, Option<i64>),
+    args: &HashMap<String, String>,
+) -> Option<Span> {
+    let span = |kind, outcome, error, detail| Span {
+        kind,
+        start_ms: prev.or(ts),
+        duration_ms: if prev.is_some() { duration(prev, ts) } else { None },
+        outcome,
+        error,
+        line: e.line,
+        entry_id: Some(e.id.to_json()),
+        detail,
+    };
+    if let Some(m) = &e.message {
+        return match m.role {
+            Role::Assistant => {
+                let stop = m.stop_reason.as_deref();
+                let (outcome, error) = match stop {
+                    Some("error") => (SpanOutcome::Error, Some(assistant_error(s, i))),
+                    Some("aborted") => (SpanOutcome::Aborted, None),
+                    _ => (SpanOutcome::Ok, None),
+                };
+                let usage = m.usage.map(|u| Usage { total: None, cost: None, ..u }).unwrap_or_default();
+                Some(span(
+                    SpanKind::LlmCall,
+                    outcome,
+                    error,
+                    Detail::Llm {
+                        provider: m.provider.as_deref().map(str::to_string),
+                        model: m.model.as_deref().map(str::to_string),
+                        usage,
+                        stop_reason: stop.map(str::to_string),
+                        cost: m.usage.and_then(|u| u.cost),
+                    },
+                ))
+            }
+            Role::ToolResult => {
+                let r = m.tool_results.first();
+                let failed = r.is_some_and(|r| r.is_error);
+                let error = failed.then(|| {
+                    message
+                        .and_then(crate::preview::first_text)
+                        .map(|t| t.chars().take(ERROR_CHARS).collect())
+                        .unwrap_or_else(|| "tool reported an error".into())
+                });
+                Some(span(
+                    SpanKind::ToolCall,
+                    if failed { SpanOutcome::Error } else { SpanOutcome::Ok },
+                    error,
+                    Detail::Tool {
+                        tool: r.and_then(|r| r.tool_name.as_deref()).map(str::to_string),
+                        tool_call_id: r.and_then(|r| r.call_id.as_deref()).map(str::to_string),
+                        argument: r.and_then(|r| args.get(r.call_id.as_deref()?)).filter(|a| !a.is_empty()).cloned(),
+                        crab: None,
+                    },
+                ))
+            }
+            Role::System => {
+                let mut f = Map::new();
+                let text = message.and_then(prompt_of);
+                f.insert("text".into(), text.map(Value::from).unwrap_or(Value::Null));
+                Some(event(span, "operator", f))
+            }
+            Role::User | Role::Other => None,
+        };
+    }
+    match e.kind {
+        Kind::Compaction => {
+            let c = e.compaction.as_ref()?;
+            let mut f = Map::new();
+            f.insert("tokens_before".into(), c.tokens_before.into());
+            f.insert("tokens_after".into(), c.tokens_after.into());
+            f.insert("up_to_id".into(), c.up_to.as_ref().map(|i| i.to_json()).unwrap_or(Value::Null));
+            Some(event(span, "compaction", f))
+        }
+        Kind::State => {
+            let ce = e.state.as_ref()?.context_edit.as_ref()?;
+            let mut f = Map::new();
+            f.insert("elided".into(), ce.elided.len().into());
+            f.insert(
+                "withhold_thinking".into(),
+                ce.withhold_thinking.as_deref().map(Value::from).unwrap_or(Value::Null),
+            );
+            Some(event(span, "context_edit", f))
+        }
+        _ => None,
+    }
+}
+
+fn event<F>(span: F, obs: &str, fields: Map<String, Value>) -> Span
+where
+    F: FnOnce(SpanKind, SpanOutcome, Option<String>, Detail) -> Span,
+{
+    let mut sp = span(SpanKind::Event, SpanOutcome::Ok, None, Detail::Event { obs: obs.into(), fields });
+    // An event is an instant, when its entry was written: no duration of its own.
+    sp.start_ms = sp.end_ms();
+    sp.duration_ms = None;
+    sp
+}
+
+/// The `errorMessage` of an assistant message that ended in an error (re-read from the line:
+/// the index does not keep it).
+fn assistant_error(s: &Session<'_>, i: Ix) -> String {
+    let v = s.value(i).ok();
+    let text = v.as_ref().and_then(|v| v.pointer("/message/errorMessage")).and_then(Value::as_str);
+    match text {
+        Some(t) => t.chars().take(ERROR_CHARS).collect(),
+        None => "the model call ended in an error".into(),
+    }
+}
+
+/// Totals over a trace, for summary lines.
+#[derive(Serialize, Debug, Default, Clone)]
+pub struct Summary {
+    pub runs: u64,
+    pub complete: u64,
+    pub interrupted: u64,
+    pub open: u64,
+    pub llm_calls: u64,
+    pub tool_calls: u64,
+    pub errors: u64,
+    pub duration_ms: u64,
+    pub usage: Usage,
+}
+
+impl Trace {
+    pub fn summary(&self) -> Summary {
+        let mut s = Summary::default();
+        for r in &self.runs {
+            s.runs += 1;
+            match r.status {
+                Status::Complete => s.complete += 1,
+                Status::Interrupted => s.interrupted += 1,
+                Status::Open => s.open += 1,
+            }
+            s.llm_calls += r.llm_calls;
+            s.tool_calls += r.tool_calls;
+            s.errors += r.errors;
+            s.duration_ms += r.duration_ms.unwrap_or(0);
+            s.usage.add(&r.usage);
+        }
+        s
+    }
+}
+
+/// The first text of a message, cut to what a trace shows.
+fn prompt_of(message: &Value) -> Option<String> {
+    crate::preview::first_text(message).map(|t| t.chars().take(PROMPT_CHARS).collect())
+}
+
+/// Tool call id -> main argument, for every tool call block of a message.
+fn call_arguments(message: &Value) -> Vec<(String, String)> {
+    let Some(blocks) = message.get("content").and_then(Value::as_array) else { return Vec::new() };
+    blocks
+        .iter()
+        .filter(|b| matches!(b.get("type").and_then(Value::as_str), Some("toolCall" | "tool_use")))
+        .filter_map(|b| {
+            let id = b.get("id")?.as_str()?.to_string();
+            let args = b.get("arguments").or_else(|| b.get("input"))?;
+            Some((id, crate::preview::main_argument(args)))
+        })
+        .collect()
+}

@@ -1,0 +1,237 @@
+//! `stats`: usage in the three scopes, messages, tools, models, compactions, tree shape, the
+//! one-document JSON over many files, and the CI gates. Expected figures were summed by hand
+//! (and re-checked with a python one-liner) over the files in testdata/stats.
+
+#[path = "support/mod.rs"]
+mod common;
+use common::*;
+use serde_json::{json, Value};
+
+fn one(file: &str) -> Value {
+    let doc = json(&["stats", "--json", "-q", &format!("{D}/{file}")], 0);
+    assert_eq!(doc["schema_version"], 1);
+    assert_eq!(doc["sessions"].as_array().unwrap().len(), 1);
+    doc["sessions"][0].clone()
+}
+
+fn usage4(u: &Value) -> [u64; 4] {
+    ["input", "output", "cache_read", "cache_write"].map(|k| u[k].as_u64().unwrap_or_else(|| panic!("{k} in {u}")))
+}
+
+fn close(v: &Value, want: f64) -> bool {
+    v.as_f64().is_some_and(|x| (x - want).abs() < 1e-9)
+}
+
+#[test]
+fn arcturn_file_scope() {
+    let s = one("arcturn-branches.jsonl");
+    assert_eq!(s["format"], "arcturn");
+    assert_eq!(s["entries"], 18);
+    assert_eq!(s["messages"], json!({"user":4,"assistant":7,"tool_result":3,"system":1,"other":0}));
+    // Every assistant message on every branch, once.
+    assert_eq!(usage4(&s["usage"]), [8623, 712, 27420, 5470]);
+    assert_eq!(s["usage"]["calls"], 7);
+    assert!(close(&s["usage"]["cost"], 0.038), "{}", s["usage"]["cost"]);
+    assert_eq!(s["leaves"], 2);
+    assert_eq!(s["max_depth"], 14);
+}
+
+#[test]
+fn arcturn_models_tools_compactions() {
+    let s = one("arcturn-branches.jsonl");
+    let models = s["by_model"].as_array().unwrap();
+    assert_eq!(models.len(), 2);
+    assert_eq!(
+        (&models[0]["provider"], &models[0]["model"], &models[0]["calls"]),
+        (&json!("anthropic"), &json!("claude-sonnet-5-5"), &json!(5))
+    );
+    assert_eq!(usage4(&models[0]["usage"]), [623, 412, 27420, 5470]);
+    assert_eq!((&models[1]["model"], &models[1]["calls"]), (&json!("gpt-5.1"), &json!(2)));
+    assert_eq!(models[1]["usage"]["cost"], Value::Null, "no cost recorded for that model");
+    let tools: Vec<(String, u64, u64)> = s["tool_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["tool"].as_str().unwrap().to_string(), t["calls"].as_u64().unwrap(), t["errors"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(tools, [("bash".to_string(), 2, 1), ("read".to_string(), 1, 0)]);
+    assert_eq!(
+        (&s["compactions"]["count"], &s["compactions"]["tokens_before"], &s["compactions"]["tokens_after"]),
+        (&json!(1), &json!(182340), &json!(12011))
+    );
+    assert_eq!(s["compactions"]["saved"], 170329);
+    assert_eq!(s["context_edits"], json!({"passes":1,"elided":1}));
+    assert_eq!(s["offloaded"], 1);
+}
+
+#[test]
+fn arcturn_branch_and_context_scopes() {
+    let s = one("arcturn-branches.jsonl");
+    let b = &s["branch"];
+    assert_eq!((&b["scope"], &b["leaf"], &b["entries"]), (&json!("branch"), &json!("d4000003"), &json!(9)));
+    // a1000002, a1000004, a1000006, d4000002.
+    assert_eq!(usage4(&b["usage"]), [123, 372, 15420, 5470]);
+    assert!(close(&b["usage"]["cost"], 0.0329));
+    assert_eq!(b["messages"], json!({"user":2,"assistant":4,"tool_result":2,"system":0,"other":0}));
+    // The last call on the branch, d4000002: 20 + 30 + 5000 + 50.
+    assert_eq!(s["context"], json!({"scope":"context","source":"last_call","tokens":5100,"at":"d4000002","line":18}));
+}
+
+#[test]
+fn context_is_estimated_after_a_compaction() {
+    let s = one("arcturn-compacted.jsonl");
+    // Summary "Summary text" (12) + kept tail after upToId: "second question here" (20) +
+    // "answer two" (10) = 42 characters -> 11 tokens.
+    assert_eq!(s["context"]["source"], "estimate");
+    assert_eq!(s["context"]["tokens"], 11);
+}
+
+#[test]
+fn crab_usage_from_observations() {
+    let s = one("session-1792661000878.jsonl");
+    assert_eq!(s["format"], "crab");
+    assert_eq!(usage4(&s["usage"]), [29120, 526, 20416, 100]);
+    assert_eq!(s["usage"]["cost"], Value::Null);
+    // A user message carrying only tool results is a tool result.
+    assert_eq!(s["messages"], json!({"user":3,"assistant":5,"tool_result":2,"system":0,"other":0}));
+    assert_eq!((&s["runs"], &s["observations"], &s["entries"]), (&json!(3), &json!(15), &json!(10)));
+    let models: Vec<(&str, u64)> = s["by_model"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["model"].as_str().unwrap(), m["calls"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(models, [("deepseek-chat", 4), ("deepseek-reasoner", 1)]);
+    let bash = &s["tool_calls"][0];
+    assert_eq!(
+        (&bash["tool"], &bash["calls"], &bash["errors"], &bash["bytes_in"], &bash["bytes_out"], &bash["duration_ms"]),
+        (&json!("bash"), &json!(1), &json!(1), &json!(30), &json!(800), &json!(4000))
+    );
+    let c = &s["compactions"];
+    assert_eq!((&c["count"], &c["tokens_before"], &c["tokens_after"]), (&json!(2), &json!(16300), &json!(8000)));
+    assert_eq!(c["by_strategy"], json!({"shed":1,"summarize":1}));
+    assert_eq!((&s["leaves"], &s["max_depth"]), (&json!(1), &json!(9)));
+    // The summarize compaction came after the last call: its tokens_after is the context.
+    assert_eq!((&s["context"]["source"], &s["context"]["tokens"]), (&json!("compaction"), &json!(2000)));
+    assert_eq!(usage4(&s["branch"]["usage"]), [29120, 526, 20416, 100]);
+}
+
+#[test]
+fn crab_branches_make_branch_usage_unknown() {
+    let s = one("crab-branched.jsonl");
+    assert_eq!(s["leaves"], 2);
+    assert_eq!(s["branch"]["usage"], Value::Null);
+    assert_eq!(s["branch"]["leaf"], 3);
+    // prompt 100 + completion 10: crab's prompt already counts cached tokens.
+    assert_eq!((&s["context"]["source"], &s["context"]["tokens"]), (&json!("last_call"), &json!(110)));
+}
+
+#[test]
+fn a_directory_is_one_document_whose_totals_add_up() {
+    let doc = json(&["stats", "--json", "-q", D], 0);
+    let sessions = doc["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 4);
+    let formats: Vec<&str> = sessions.iter().map(|s| s["format"].as_str().unwrap()).collect();
+    assert!(formats.contains(&"crab") && formats.contains(&"arcturn"));
+    let t = &doc["total"];
+    // 8623 + 30 + 100 + 29120, and so on per field (hand sums over the four files).
+    assert_eq!(usage4(&t["usage"]), [37873, 1252, 47836, 5570]);
+    assert!(close(&t["usage"]["cost"], 0.0383));
+    assert_eq!(
+        (&t["sessions"], &t["entries"], &t["leaves"], &t["max_depth"]),
+        (&json!(4), &json!(36), &json!(6), &json!(14))
+    );
+    assert_eq!(t["messages"], json!({"user":10,"assistant":16,"tool_result":5,"system":1,"other":0}));
+    assert_eq!(t["compactions"]["count"], 4);
+    for k in ["input", "output", "cache_read", "cache_write", "total", "calls"] {
+        let sum: u64 = sessions.iter().map(|s| s["usage"][k].as_u64().unwrap()).sum();
+        assert_eq!(t["usage"][k], sum, "{k}");
+    }
+    let model_calls: u64 = t["by_model"].as_array().unwrap().iter().map(|m| m["calls"].as_u64().unwrap()).sum();
+    assert_eq!(model_calls, 15);
+    let day_calls: u64 = t["by_day"].as_array().unwrap().iter().map(|m| m["calls"].as_u64().unwrap()).sum();
+    assert_eq!(day_calls, 15);
+}
+
+#[test]
+fn gates_exit_1_and_name_the_session() {
+    let o = run(&["stats", "-q", "--max-tokens", "50000", D]);
+    assert_eq!(code(&o), 1);
+    let err = stderr(&o);
+    // 50,162 - 50,000.
+    assert!(err.contains("session-1792661000878.jsonl") && err.contains("by 162"), "{err}");
+    assert!(!err.contains("arcturn-branches.jsonl"), "42,225 is under the limit: {err}");
+    assert!(stdout(&o).contains("all 4 sessions"), "the stats are printed first");
+
+    let o = run(&["stats", "-q", "--max-cost", "0.03", D]);
+    assert_eq!(code(&o), 1);
+    // $0.0380 - $0.03.
+    assert!(stderr(&o).contains("arcturn-branches.jsonl") && stderr(&o).contains("by $0.0080"), "{}", stderr(&o));
+
+    let o = run(&["stats", "-q", "--json", "--max-tokens", "60000", "--max-cost", "1", D]);
+    assert_eq!(code(&o), 0);
+    let o = run(&["stats", "--max-cost", "1", &format!("{D}/session-1792661000878.jsonl")]);
+    assert_eq!(code(&o), 0);
+    assert!(stderr(&o).contains("no recorded cost"), "{}", stderr(&o));
+}
+
+#[test]
+fn human_report_names_every_scope() {
+    let o = run(&["stats", &format!("{D}/arcturn-compacted.jsonl")]);
+    assert_eq!(code(&o), 0);
+    let out = stdout(&o);
+    for want in [
+        "Tokens",
+        "file",
+        "branch",
+        "context",
+        "estimate: characters / 4",
+        "Messages",
+        "Usage by model",
+        "1 compaction: 40 → 11 tokens, 29 saved",
+    ] {
+        assert!(out.contains(want), "missing {want:?} in:\n{out}");
+    }
+    let o = run(&["stats", "-q", "--by", "day", D]);
+    assert_eq!(code(&o), 0);
+    let out = stdout(&o);
+    assert!(out.contains("2026-10-22") && out.contains("2026-11-02") && out.contains("37,873"), "{out}");
+    let o = run(&["stats", "-q", "--by", "model", D]);
+    assert_eq!(code(&o), 0);
+    assert!(stdout(&o).contains("deepseek-reasoner"));
+}
+
+#[test]
+fn damaged_and_unreadable_inputs_exit_2_after_printing() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.jsonl");
+    let good = std::fs::read_to_string(format!("{}/{D}/arcturn-compacted.jsonl", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let mut lines: Vec<&str> = good.lines().collect();
+    lines.insert(2, "{not json");
+    std::fs::write(&bad, lines.join("\n") + "\n").unwrap();
+    let o = run(&["stats", "--json", bad.to_str().unwrap()]);
+    assert_eq!(code(&o), 2);
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["sessions"][0]["messages"]["user"], 2);
+    let o = run(&["stats", "--json", "/nonexistent/x.jsonl", &format!("{D}/crab-branched.jsonl")]);
+    assert_eq!(code(&o), 2);
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["total"]["sessions"], 1);
+}
+
+#[test]
+fn many_generated_files_in_parallel() {
+    let dir = tempfile::tempdir().unwrap();
+    let src =
+        std::fs::read_to_string(format!("{}/{D}/session-1792661000878.jsonl", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    for i in 0..40 {
+        std::fs::write(dir.path().join(format!("s{i:02}.jsonl")), &src).unwrap();
+    }
+    let doc = json(&["stats", "--json", "-q", dir.path().to_str().unwrap()], 0);
+    assert_eq!(doc["total"]["sessions"], 40);
+    assert_eq!(doc["total"]["usage"]["input"], 40 * 29120);
+    let names: Vec<&str> = doc["sessions"].as_array().unwrap().iter().map(|s| s["file"].as_str().unwrap()).collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted, "input order is kept");
+}
