@@ -38,6 +38,11 @@ Register-ArgumentCompleter -Native -CommandName 'arcturn-inspect' -ScriptBlock {
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print one entry as stored')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check files for damage and inconsistencies; exit 1 when an error is found')
             [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Run a jq filter over every record of each file, as jq would over NDJSON')
+            [CompletionResult]::new('context', 'context', [CompletionResultType]::ParameterValue, 'Show what the model is sent at an entry: compactions folded, stubs, state, tokens')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write a Markdown or HTML transcript of the path to an entry')
+            [CompletionResult]::new('trace', 'trace', [CompletionResultType]::ParameterValue, 'Show the span tree of each run: model calls, tool calls, events, and where the time went')
+            [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Token and activity statistics for sessions, files and directories')
+            [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List the sessions in a directory, newest first, reading only each file''s head and tail')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -137,6 +142,83 @@ Register-ArgumentCompleter -Native -CommandName 'arcturn-inspect' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'arcturn-inspect;context' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output')
+            [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'Skip format detection')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine output: one JSON document per input (NDJSON when several)')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Treat any damage (torn last line, corrupt line, any warning) as fatal')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read files instead of memory-mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'arcturn-inspect;export' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write to PATH instead of stdout (never to the session file or its directory)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write to PATH instead of stdout (never to the session file or its directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output')
+            [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'Skip format detection')
+            [CompletionResult]::new('--html', '--html', [CompletionResultType]::ParameterName, 'Write one self-contained HTML file instead of Markdown')
+            [CompletionResult]::new('-O', '-O ', [CompletionResultType]::ParameterName, 'Write arcturn-session-<yyyy-MM-dd-HHmm>.md (or .html) in the current directory, named from the session''s creation time (UTC)')
+            [CompletionResult]::new('--auto-name', '--auto-name', [CompletionResultType]::ParameterName, 'Write arcturn-session-<yyyy-MM-dd-HHmm>.md (or .html) in the current directory, named from the session''s creation time (UTC)')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Overwrite the file -O names when it already exists')
+            [CompletionResult]::new('--thinking', '--thinking', [CompletionResultType]::ParameterName, 'Include thinking blocks')
+            [CompletionResult]::new('--as-sent', '--as-sent', [CompletionResultType]::ParameterName, 'Export what the model is sent at the entry (the `context` view) instead of the full path')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine output: one JSON document per input (NDJSON when several)')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Treat any damage (torn last line, corrupt line, any warning) as fatal')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read files instead of memory-mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'arcturn-inspect;trace' {
+            [CompletionResult]::new('--run', '--run', [CompletionResultType]::ParameterName, 'Only the run with this id (crab run_id, or an arcturn user message id or unique prefix)')
+            [CompletionResult]::new('--leaf', '--leaf', [CompletionResultType]::ParameterName, 'arcturn: trace the branch to this entry instead of the latest one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output')
+            [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'Skip format detection')
+            [CompletionResult]::new('--errors', '--errors', [CompletionResultType]::ParameterName, 'Only runs that have a failing span')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine output: one JSON document per input (NDJSON when several)')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Treat any damage (torn last line, corrupt line, any warning) as fatal')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read files instead of memory-mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'arcturn-inspect;stats' {
+            [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'Group the summary table by model, day or session (default: the full report for one session, a row per session for several)')
+            [CompletionResult]::new('--max-tokens', '--max-tokens', [CompletionResultType]::ParameterName, 'CI gate: exit 1 when a session used more tokens than this (file scope: input, output, cache read and cache write)')
+            [CompletionResult]::new('--max-cost', '--max-cost', [CompletionResultType]::ParameterName, 'CI gate: exit 1 when a session''s recorded cost is above this many dollars')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output')
+            [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'Skip format detection')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine output: one JSON document per input (NDJSON when several)')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Treat any damage (torn last line, corrupt line, any warning) as fatal')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read files instead of memory-mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'arcturn-inspect;sessions' {
+            [CompletionResult]::new('--sort', '--sort', [CompletionResultType]::ParameterName, 'Order of the list')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Show at most N sessions')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Show at most N sessions')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output')
+            [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'Skip format detection')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine output: one JSON document per input (NDJSON when several)')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Treat any damage (torn last line, corrupt line, any warning) as fatal')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read files instead of memory-mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'arcturn-inspect;help' {
             [CompletionResult]::new('tree', 'tree', [CompletionResultType]::ParameterValue, 'Show the whole tree: branches, compactions, labels, the path to the latest entry')
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the root-first path to an entry (default: the latest)')
@@ -144,6 +226,11 @@ Register-ArgumentCompleter -Native -CommandName 'arcturn-inspect' -ScriptBlock {
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print one entry as stored')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check files for damage and inconsistencies; exit 1 when an error is found')
             [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Run a jq filter over every record of each file, as jq would over NDJSON')
+            [CompletionResult]::new('context', 'context', [CompletionResultType]::ParameterValue, 'Show what the model is sent at an entry: compactions folded, stubs, state, tokens')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write a Markdown or HTML transcript of the path to an entry')
+            [CompletionResult]::new('trace', 'trace', [CompletionResultType]::ParameterValue, 'Show the span tree of each run: model calls, tool calls, events, and where the time went')
+            [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Token and activity statistics for sessions, files and directories')
+            [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List the sessions in a directory, newest first, reading only each file''s head and tail')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -163,6 +250,21 @@ Register-ArgumentCompleter -Native -CommandName 'arcturn-inspect' -ScriptBlock {
             break
         }
         'arcturn-inspect;help;query' {
+            break
+        }
+        'arcturn-inspect;help;context' {
+            break
+        }
+        'arcturn-inspect;help;export' {
+            break
+        }
+        'arcturn-inspect;help;trace' {
+            break
+        }
+        'arcturn-inspect;help;stats' {
+            break
+        }
+        'arcturn-inspect;help;sessions' {
             break
         }
         'arcturn-inspect;help;help' {

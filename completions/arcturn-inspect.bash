@@ -19,6 +19,12 @@ _arcturn__inspect() {
             arcturn__inspect,check)
                 cmd="arcturn__inspect__subcmd__check"
                 ;;
+            arcturn__inspect,context)
+                cmd="arcturn__inspect__subcmd__context"
+                ;;
+            arcturn__inspect,export)
+                cmd="arcturn__inspect__subcmd__export"
+                ;;
             arcturn__inspect,help)
                 cmd="arcturn__inspect__subcmd__help"
                 ;;
@@ -31,14 +37,29 @@ _arcturn__inspect() {
             arcturn__inspect,query)
                 cmd="arcturn__inspect__subcmd__query"
                 ;;
+            arcturn__inspect,sessions)
+                cmd="arcturn__inspect__subcmd__sessions"
+                ;;
             arcturn__inspect,show)
                 cmd="arcturn__inspect__subcmd__show"
+                ;;
+            arcturn__inspect,stats)
+                cmd="arcturn__inspect__subcmd__stats"
+                ;;
+            arcturn__inspect,trace)
+                cmd="arcturn__inspect__subcmd__trace"
                 ;;
             arcturn__inspect,tree)
                 cmd="arcturn__inspect__subcmd__tree"
                 ;;
             arcturn__inspect__subcmd__help,check)
                 cmd="arcturn__inspect__subcmd__help__subcmd__check"
+                ;;
+            arcturn__inspect__subcmd__help,context)
+                cmd="arcturn__inspect__subcmd__help__subcmd__context"
+                ;;
+            arcturn__inspect__subcmd__help,export)
+                cmd="arcturn__inspect__subcmd__help__subcmd__export"
                 ;;
             arcturn__inspect__subcmd__help,help)
                 cmd="arcturn__inspect__subcmd__help__subcmd__help"
@@ -52,8 +73,17 @@ _arcturn__inspect() {
             arcturn__inspect__subcmd__help,query)
                 cmd="arcturn__inspect__subcmd__help__subcmd__query"
                 ;;
+            arcturn__inspect__subcmd__help,sessions)
+                cmd="arcturn__inspect__subcmd__help__subcmd__sessions"
+                ;;
             arcturn__inspect__subcmd__help,show)
                 cmd="arcturn__inspect__subcmd__help__subcmd__show"
+                ;;
+            arcturn__inspect__subcmd__help,stats)
+                cmd="arcturn__inspect__subcmd__help__subcmd__stats"
+                ;;
+            arcturn__inspect__subcmd__help,trace)
+                cmd="arcturn__inspect__subcmd__help__subcmd__trace"
                 ;;
             arcturn__inspect__subcmd__help,tree)
                 cmd="arcturn__inspect__subcmd__help__subcmd__tree"
@@ -65,7 +95,7 @@ _arcturn__inspect() {
 
     case "${cmd}" in
         arcturn__inspect)
-            opts="-q -h -V --json --color --input-format --strict --quiet --no-mmap --help --version tree path leaves show check query help"
+            opts="-q -h -V --json --color --input-format --strict --quiet --no-mmap --help --version tree path leaves show check query context export trace stats sessions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -108,8 +138,60 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        arcturn__subcmd__inspect__subcmd__context)
+            opts="-q -h --json --color --input-format --strict --quiet --no-mmap --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --input-format)
+                    COMPREPLY=($(compgen -W "arcturn crab" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        arcturn__subcmd__inspect__subcmd__export)
+            opts="-o -O -q -h --html --output --auto-name --force --thinking --as-sent --json --color --input-format --strict --quiet --no-mmap --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --input-format)
+                    COMPREPLY=($(compgen -W "arcturn crab" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         arcturn__subcmd__inspect__subcmd__help)
-            opts="tree path leaves show check query help"
+            opts="tree path leaves show check query context export trace stats sessions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -123,6 +205,34 @@ _arcturn__inspect() {
             return 0
             ;;
         arcturn__subcmd__inspect__subcmd__help__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        arcturn__subcmd__inspect__subcmd__help__subcmd__context)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        arcturn__subcmd__inspect__subcmd__help__subcmd__export)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -192,7 +302,49 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        arcturn__subcmd__inspect__subcmd__help__subcmd__sessions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         arcturn__subcmd__inspect__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        arcturn__subcmd__inspect__subcmd__help__subcmd__stats)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        arcturn__subcmd__inspect__subcmd__help__subcmd__trace)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -314,6 +466,40 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        arcturn__subcmd__inspect__subcmd__sessions)
+            opts="-n -q -h --sort --limit --json --color --input-format --strict --quiet --no-mmap --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --sort)
+                    COMPREPLY=($(compgen -W "created activity size" -- "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --input-format)
+                    COMPREPLY=($(compgen -W "arcturn crab" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         arcturn__subcmd__inspect__subcmd__show)
             opts="-q -h --json --color --input-format --strict --quiet --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -321,6 +507,70 @@ _arcturn__inspect() {
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --input-format)
+                    COMPREPLY=($(compgen -W "arcturn crab" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        arcturn__subcmd__inspect__subcmd__stats)
+            opts="-q -h --by --max-tokens --max-cost --json --color --input-format --strict --quiet --no-mmap --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --by)
+                    COMPREPLY=($(compgen -W "model day session" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-cost)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --input-format)
+                    COMPREPLY=($(compgen -W "arcturn crab" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        arcturn__subcmd__inspect__subcmd__trace)
+            opts="-q -h --run --errors --leaf --json --color --input-format --strict --quiet --no-mmap --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --run)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --leaf)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0

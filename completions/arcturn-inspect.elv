@@ -35,6 +35,11 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand show 'Print one entry as stored'
             cand check 'Check files for damage and inconsistencies; exit 1 when an error is found'
             cand query 'Run a jq filter over every record of each file, as jq would over NDJSON'
+            cand context 'Show what the model is sent at an entry: compactions folded, stubs, state, tokens'
+            cand export 'Write a Markdown or HTML transcript of the path to an entry'
+            cand trace 'Show the span tree of each run: model calls, tool calls, events, and where the time went'
+            cand stats 'Token and activity statistics for sessions, files and directories'
+            cand sessions 'List the sessions in a directory, newest first, reading only each file''s head and tail'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'arcturn-inspect;tree'= {
@@ -127,6 +132,78 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'arcturn-inspect;context'= {
+            cand --color 'When to colour human output'
+            cand --input-format 'Skip format detection'
+            cand --json 'Machine output: one JSON document per input (NDJSON when several)'
+            cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+            cand -q 'No warnings on stderr'
+            cand --quiet 'No warnings on stderr'
+            cand --no-mmap 'Read files instead of memory-mapping them'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'arcturn-inspect;export'= {
+            cand -o 'Write to PATH instead of stdout (never to the session file or its directory)'
+            cand --output 'Write to PATH instead of stdout (never to the session file or its directory)'
+            cand --color 'When to colour human output'
+            cand --input-format 'Skip format detection'
+            cand --html 'Write one self-contained HTML file instead of Markdown'
+            cand -O 'Write arcturn-session-<yyyy-MM-dd-HHmm>.md (or .html) in the current directory, named from the session''s creation time (UTC)'
+            cand --auto-name 'Write arcturn-session-<yyyy-MM-dd-HHmm>.md (or .html) in the current directory, named from the session''s creation time (UTC)'
+            cand --force 'Overwrite the file -O names when it already exists'
+            cand --thinking 'Include thinking blocks'
+            cand --as-sent 'Export what the model is sent at the entry (the `context` view) instead of the full path'
+            cand --json 'Machine output: one JSON document per input (NDJSON when several)'
+            cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+            cand -q 'No warnings on stderr'
+            cand --quiet 'No warnings on stderr'
+            cand --no-mmap 'Read files instead of memory-mapping them'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'arcturn-inspect;trace'= {
+            cand --run 'Only the run with this id (crab run_id, or an arcturn user message id or unique prefix)'
+            cand --leaf 'arcturn: trace the branch to this entry instead of the latest one'
+            cand --color 'When to colour human output'
+            cand --input-format 'Skip format detection'
+            cand --errors 'Only runs that have a failing span'
+            cand --json 'Machine output: one JSON document per input (NDJSON when several)'
+            cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+            cand -q 'No warnings on stderr'
+            cand --quiet 'No warnings on stderr'
+            cand --no-mmap 'Read files instead of memory-mapping them'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'arcturn-inspect;stats'= {
+            cand --by 'Group the summary table by model, day or session (default: the full report for one session, a row per session for several)'
+            cand --max-tokens 'CI gate: exit 1 when a session used more tokens than this (file scope: input, output, cache read and cache write)'
+            cand --max-cost 'CI gate: exit 1 when a session''s recorded cost is above this many dollars'
+            cand --color 'When to colour human output'
+            cand --input-format 'Skip format detection'
+            cand --json 'Machine output: one JSON document per input (NDJSON when several)'
+            cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+            cand -q 'No warnings on stderr'
+            cand --quiet 'No warnings on stderr'
+            cand --no-mmap 'Read files instead of memory-mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'arcturn-inspect;sessions'= {
+            cand --sort 'Order of the list'
+            cand -n 'Show at most N sessions'
+            cand --limit 'Show at most N sessions'
+            cand --color 'When to colour human output'
+            cand --input-format 'Skip format detection'
+            cand --json 'Machine output: one JSON document per input (NDJSON when several)'
+            cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+            cand -q 'No warnings on stderr'
+            cand --quiet 'No warnings on stderr'
+            cand --no-mmap 'Read files instead of memory-mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'arcturn-inspect;help'= {
             cand tree 'Show the whole tree: branches, compactions, labels, the path to the latest entry'
             cand path 'Print the root-first path to an entry (default: the latest)'
@@ -134,6 +211,11 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand show 'Print one entry as stored'
             cand check 'Check files for damage and inconsistencies; exit 1 when an error is found'
             cand query 'Run a jq filter over every record of each file, as jq would over NDJSON'
+            cand context 'Show what the model is sent at an entry: compactions folded, stubs, state, tokens'
+            cand export 'Write a Markdown or HTML transcript of the path to an entry'
+            cand trace 'Show the span tree of each run: model calls, tool calls, events, and where the time went'
+            cand stats 'Token and activity statistics for sessions, files and directories'
+            cand sessions 'List the sessions in a directory, newest first, reading only each file''s head and tail'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'arcturn-inspect;help;tree'= {
@@ -147,6 +229,16 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
         &'arcturn-inspect;help;check'= {
         }
         &'arcturn-inspect;help;query'= {
+        }
+        &'arcturn-inspect;help;context'= {
+        }
+        &'arcturn-inspect;help;export'= {
+        }
+        &'arcturn-inspect;help;trace'= {
+        }
+        &'arcturn-inspect;help;stats'= {
+        }
+        &'arcturn-inspect;help;sessions'= {
         }
         &'arcturn-inspect;help;help'= {
         }

@@ -41,6 +41,11 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -f -a "lea
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -f -a "show" -d 'Print one entry as stored'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -f -a "check" -d 'Check files for damage and inconsistencies; exit 1 when an error is found'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -f -a "query" -d 'Run a jq filter over every record of each file, as jq would over NDJSON'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -f -a "context" -d 'Show what the model is sent at an entry: compactions folded, stubs, state, tokens'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -f -a "export" -d 'Write a Markdown or HTML transcript of the path to an entry'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -f -a "trace" -d 'Show the span tree of each run: model calls, tool calls, events, and where the time went'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -f -a "stats" -d 'Token and activity statistics for sessions, files and directories'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -f -a "sessions" -d 'List the sessions in a directory, newest first, reading only each file\'s head and tail'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l collapse -d 'Fold linear runs longer than N entries into `... N entries ...`' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l color -d 'When to colour human output' -r -f -a "auto\t''
@@ -118,10 +123,83 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s q -l quiet -d 'No warnings on stderr'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l no-mmap -d 'Read files instead of memory-mapping them'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s h -l help -d 'Print help'
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand help; and not __fish_seen_subcommand_from tree path leaves show check query help" -f -a "tree" -d 'Show the whole tree: branches, compactions, labels, the path to the latest entry'
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand help; and not __fish_seen_subcommand_from tree path leaves show check query help" -f -a "path" -d 'Print the root-first path to an entry (default: the latest)'
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand help; and not __fish_seen_subcommand_from tree path leaves show check query help" -f -a "leaves" -d 'List every branch tip (entry without children), in file order'
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand help; and not __fish_seen_subcommand_from tree path leaves show check query help" -f -a "show" -d 'Print one entry as stored'
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand help; and not __fish_seen_subcommand_from tree path leaves show check query help" -f -a "check" -d 'Check files for damage and inconsistencies; exit 1 when an error is found'
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand help; and not __fish_seen_subcommand_from tree path leaves show check query help" -f -a "query" -d 'Run a jq filter over every record of each file, as jq would over NDJSON'
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand help; and not __fish_seen_subcommand_from tree path leaves show check query help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l color -d 'When to colour human output' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
+crab\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l no-mmap -d 'Read files instead of memory-mapping them'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -s h -l help -d 'Print help'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -s o -l output -d 'Write to PATH instead of stdout (never to the session file or its directory)' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l color -d 'When to colour human output' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
+crab\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l html -d 'Write one self-contained HTML file instead of Markdown'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -s O -l auto-name -d 'Write arcturn-session-<yyyy-MM-dd-HHmm>.md (or .html) in the current directory, named from the session\'s creation time (UTC)'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l force -d 'Overwrite the file -O names when it already exists'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l thinking -d 'Include thinking blocks'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l as-sent -d 'Export what the model is sent at the entry (the `context` view) instead of the full path'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l no-mmap -d 'Read files instead of memory-mapping them'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -s h -l help -d 'Print help'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l run -d 'Only the run with this id (crab run_id, or an arcturn user message id or unique prefix)' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l leaf -d 'arcturn: trace the branch to this entry instead of the latest one' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l color -d 'When to colour human output' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
+crab\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l errors -d 'Only runs that have a failing span'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l no-mmap -d 'Read files instead of memory-mapping them'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -s h -l help -d 'Print help'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l by -d 'Group the summary table by model, day or session (default: the full report for one session, a row per session for several)' -r -f -a "model\t'A row per model (provider/model), summed over every input'
+day\t'A row per UTC day of the model calls'
+session\t'A row per session file, plus totals'"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l max-tokens -d 'CI gate: exit 1 when a session used more tokens than this (file scope: input, output, cache read and cache write)' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l max-cost -d 'CI gate: exit 1 when a session\'s recorded cost is above this many dollars' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l color -d 'When to colour human output' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
+crab\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l no-mmap -d 'Read files instead of memory-mapping them'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l sort -d 'Order of the list' -r -f -a "created\t'Creation time, newest first'
+activity\t'Last activity, most recent first'
+size\t'File size, largest first'"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -s n -l limit -d 'Show at most N sessions' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l color -d 'When to colour human output' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
+crab\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l no-mmap -d 'Read files instead of memory-mapping them'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand help; and not __fish_seen_subcommand_from tree path leaves show check query context export trace stats sessions help" -f -a "tree" -d 'Show the whole tree: branches, compactions, labels, the path to the latest entry'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand help; and not __fish_seen_subcommand_from tree path leaves show check query context export trace stats sessions help" -f -a "path" -d 'Print the root-first path to an entry (default: the latest)'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand help; and not __fish_seen_subcommand_from tree path leaves show check query context export trace stats sessions help" -f -a "leaves" -d 'List every branch tip (entry without children), in file order'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand help; and not __fish_seen_subcommand_from tree path leaves show check query context export trace stats sessions help" -f -a "show" -d 'Print one entry as stored'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand help; and not __fish_seen_subcommand_from tree path leaves show check query context export trace stats sessions help" -f -a "check" -d 'Check files for damage and inconsistencies; exit 1 when an error is found'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand help; and not __fish_seen_subcommand_from tree path leaves show check query context export trace stats sessions help" -f -a "query" -d 'Run a jq filter over every record of each file, as jq would over NDJSON'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand help; and not __fish_seen_subcommand_from tree path leaves show check query context export trace stats sessions help" -f -a "context" -d 'Show what the model is sent at an entry: compactions folded, stubs, state, tokens'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand help; and not __fish_seen_subcommand_from tree path leaves show check query context export trace stats sessions help" -f -a "export" -d 'Write a Markdown or HTML transcript of the path to an entry'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand help; and not __fish_seen_subcommand_from tree path leaves show check query context export trace stats sessions help" -f -a "trace" -d 'Show the span tree of each run: model calls, tool calls, events, and where the time went'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand help; and not __fish_seen_subcommand_from tree path leaves show check query context export trace stats sessions help" -f -a "stats" -d 'Token and activity statistics for sessions, files and directories'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand help; and not __fish_seen_subcommand_from tree path leaves show check query context export trace stats sessions help" -f -a "sessions" -d 'List the sessions in a directory, newest first, reading only each file\'s head and tail'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand help; and not __fish_seen_subcommand_from tree path leaves show check query context export trace stats sessions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
