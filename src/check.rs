@@ -57,6 +57,7 @@ fn lint(s: &Session<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut calls: Vec<(&str, Ix)> = Vec::new();
     let mut results: HashSet<&str> = HashSet::default();
+    results.reserve(s.entries.len() / 2);
     for (i, e) in s.entries.iter().enumerate() {
         let Some(m) = &e.message else { continue };
         // A refused or aborted turn's tool calls never ran: no result is expected.

@@ -32,7 +32,7 @@ pub struct Tree<'a> {
     children: Vec<Ix>,
     depth: Vec<u32>,
     roots: Vec<(Ix, RootReason)>,
-    lookup: FxHashMap<Id<'a>, Ix>,
+    lookup: FxHashMap<Key<'a>, Ix>,
     /// Findings about the tree's shape.
     pub findings: Vec<Finding>,
 }
@@ -41,10 +41,10 @@ impl<'a> Tree<'a> {
     pub fn build(entries: &[Entry<'a>]) -> Tree<'a> {
         let n = entries.len();
         let mut findings = Vec::new();
-        let mut lookup: FxHashMap<Id<'a>, Ix> = FxHashMap::default();
+        let mut lookup: FxHashMap<Key<'a>, Ix> = FxHashMap::default();
         lookup.reserve(n);
         for (i, e) in entries.iter().enumerate() {
-            if let Some(&first) = lookup.get(&e.id) {
+            if let Some(&first) = lookup.get(&Key::of(&e.id)) {
                 findings.push(
                     Finding::new(
                         Code::DuplicateId,
@@ -58,7 +58,7 @@ impl<'a> Tree<'a> {
                     .with_id(e.id.to_owned_id()),
                 );
             } else {
-                lookup.insert(e.id.clone(), i as Ix);
+                lookup.insert(Key::of(&e.id), i as Ix);
             }
         }
 
@@ -84,7 +84,7 @@ impl<'a> Tree<'a> {
                     reason[i] = Some(RootReason::SelfParent);
                     None
                 }
-                Some(p) => match lookup.get(p) {
+                Some(p) => match lookup.get(&Key::of(p)) {
                     Some(&j) => Some(j),
                     None => {
                         findings.push(
@@ -263,7 +263,7 @@ impl<'a> Tree<'a> {
 
     /// Exact id lookup (typed: `1` never finds `"1"`).
     pub fn get(&self, id: &Id<'a>) -> Option<Ix> {
-        self.lookup.get(id).copied()
+        self.lookup.get(&Key::of(id)).copied()
     }
 
     /// True when `anc` is `i` or on the path from a root to `i`.
@@ -279,6 +279,29 @@ impl<'a> Tree<'a> {
             at = self.parent(x);
         }
         false
+    }
+}
+
+/// A lookup key: short string ids (arcturn's are 8 hex digits) are packed inline, so a
+/// probe compares 16 bytes instead of chasing a pointer into the file.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Key<'a> {
+    Int(u64),
+    Short(u8, [u8; 15]),
+    Long(std::borrow::Cow<'a, str>),
+}
+
+impl<'a> Key<'a> {
+    fn of(id: &Id<'a>) -> Key<'a> {
+        match id {
+            Id::Int(n) => Key::Int(*n),
+            Id::Str(s) if s.len() <= 15 => {
+                let mut b = [0u8; 15];
+                b[..s.len()].copy_from_slice(s.as_bytes());
+                Key::Short(s.len() as u8, b)
+            }
+            Id::Str(s) => Key::Long(s.clone()),
+        }
     }
 }
 

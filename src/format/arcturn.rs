@@ -121,8 +121,8 @@ struct RawDetails<'a> {
     path: Option<Str<'a>>,
 }
 
-fn decode<'a>(b: &'a [u8], line: &Line) -> LineResult<'a> {
-    let raw: RawLine<'a> = serde_json::from_slice(b).map_err(Fail::Json)?;
+fn decode<'a>(b: &'a str, line: &Line) -> LineResult<'a> {
+    let raw: RawLine<'a> = super::parse(b)?;
     let n = line.number;
     let mut notes = Vec::new();
     let kind_name = raw.kind.as_ref().or(raw.ty.as_ref()).map(|k| k.0.clone());

@@ -114,8 +114,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawOutcome<'a> {
     }
 }
 
-fn decode<'a>(b: &'a [u8], line: &Line) -> LineResult<'a> {
-    let raw: RawLine<'a> = serde_json::from_slice(b).map_err(Fail::Json)?;
+fn decode<'a>(b: &'a str, line: &Line) -> LineResult<'a> {
+    let raw: RawLine<'a> = super::parse(b)?;
     let n = line.number;
     let mut notes = Vec::new();
     let kind_name = raw.kind.as_ref().map(|k| k.0.clone());

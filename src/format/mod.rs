@@ -9,6 +9,7 @@
 pub mod arcturn;
 pub mod crab;
 pub mod de;
+pub mod skim;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -20,7 +21,7 @@ use serde::de::IgnoredAny;
 use crate::error::{Error, Result};
 use crate::finding::{Code, Finding};
 use crate::model::{Entry, Format, Header, Observation};
-use crate::source::{count_lines, Line, Source};
+use crate::source::{Line, Source};
 
 /// Below this size a file is decoded on one thread: splitting costs more than it saves.
 const PARALLEL_MIN_BYTES: usize = 4 << 20;
@@ -53,7 +54,7 @@ pub type LineResult<'a> = std::result::Result<(Record<'a>, Vec<Finding>), Fail>;
 
 /// A format's per-line decoder.
 pub struct Decoder {
-    pub decode: for<'a> fn(&'a [u8], &Line) -> LineResult<'a>,
+    pub decode: for<'a> fn(&'a str, &Line) -> LineResult<'a>,
     /// Re-parse a line that failed, naming the field at fault.
     pub explain: fn(&[u8]) -> Option<String>,
 }
@@ -94,21 +95,21 @@ pub fn decode(source: &Source, forced: Option<Format>) -> Result<Decoded<'_>> {
     } else {
         source.chunks(threads * CHUNKS_PER_THREAD)
     };
-    // Number lines first so every record carries its final line number.
-    let counts: Vec<u32> = chunks.par_iter().map(|c| count_lines(&bytes[c.clone()])).collect();
-    let mut firsts = Vec::with_capacity(chunks.len());
-    let mut next = 1u32;
-    for n in &counts {
-        firsts.push(next);
-        next += n;
-    }
-    let total_lines = next - 1;
-    let outs: Vec<Vec<LineOut>> = chunks
+    // Each chunk numbers its lines from 1; the true numbers are known once every chunk has
+    // counted its lines, which saves a counting pass over the bytes.
+    let mut outs: Vec<Vec<LineOut>> = chunks
         .into_par_iter()
-        .zip(firsts)
-        .map(|(chunk, first)| source.lines_in(chunk, first).map(|l| decode_one(bytes, &l, &dec)).collect())
+        .map(|chunk| source.lines_in(chunk, 1).map(|l| decode_one(bytes, &l, &dec)).collect())
         .collect();
-    Ok(assemble(source, format, outs.into_iter().flatten(), total_lines))
+    let mut offset = 0u32;
+    for chunk in &mut outs {
+        let n = chunk.len() as u32;
+        if offset > 0 {
+            chunk.iter_mut().for_each(|o| o.shift(offset));
+        }
+        offset += n;
+    }
+    Ok(assemble(source, format, outs.into_iter().flatten(), offset))
 }
 
 /// The per-line result before assembly.
@@ -120,15 +121,31 @@ struct LineOut<'a> {
     findings: Vec<Finding>,
 }
 
+impl LineOut<'_> {
+    /// Renumber a line decoded with chunk-local numbers.
+    fn shift(&mut self, by: u32) {
+        self.line += by;
+        for f in &mut self.findings {
+            f.line = f.line.map(|l| l + by);
+        }
+        match &mut self.record {
+            Some(Record::Header(h)) => h.line += by,
+            Some(Record::Entry(e)) => e.line += by,
+            Some(Record::Observation(o)) => o.line += by,
+            Some(Record::Other) | None => {}
+        }
+    }
+}
+
 fn decode_one<'a>(bytes: &'a [u8], line: &Line, dec: &Decoder) -> LineOut<'a> {
     let mut out =
         LineOut { line: line.number, terminated: line.terminated, blank: false, record: None, findings: vec![] };
-    let mut b = &bytes[line.span.clone()];
+    let b = &bytes[line.span.clone()];
     if b.iter().all(|c| matches!(c, b' ' | b'\t' | b'\r')) {
         out.blank = true;
         return out;
     }
-    if simdutf8::basic::from_utf8(b).is_err() {
+    let Ok(mut text) = simdutf8::basic::from_utf8(b) else {
         let at = simdutf8::compat::from_utf8(b).err().map(|e| e.valid_up_to()).unwrap_or(0);
         out.findings.push(Finding::at(
             Code::InvalidUtf8,
@@ -137,7 +154,7 @@ fn decode_one<'a>(bytes: &'a [u8], line: &Line, dec: &Decoder) -> LineOut<'a> {
             format!("invalid UTF-8 at byte {} of the line", at + 1),
         ));
         return out;
-    }
+    };
     if let Some(repaired) = repair_lone_surrogates(b) {
         out.findings.push(Finding::at(
             Code::LoneSurrogate,
@@ -148,15 +165,17 @@ fn decode_one<'a>(bytes: &'a [u8], line: &Line, dec: &Decoder) -> LineOut<'a> {
         // Entries borrow from the line they came from. A repaired line is a fresh buffer
         // that has to live as long as the source; lines that need repair are rare and
         // small, so giving them the program's lifetime is the simplest correct owner.
-        b = Box::leak(repaired.into_boxed_slice());
+        // (Only ASCII escapes were rewritten, so the text is still UTF-8.)
+        let fixed = String::from_utf8(repaired).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        text = Box::leak(fixed.into_boxed_str());
     }
-    match (dec.decode)(b, line) {
+    match (dec.decode)(text, line) {
         Ok((record, findings)) => {
             out.record = Some(record);
             out.findings.extend(findings);
         }
         Err(Fail::Finding(f)) => out.findings.push(f),
-        Err(Fail::Json(e)) => out.findings.push(classify(b, line.number, &e, dec)),
+        Err(Fail::Json(e)) => out.findings.push(classify(text.as_bytes(), line.number, &e, dec)),
     }
     out
 }
@@ -186,6 +205,18 @@ fn classify(b: &[u8], line: u32, err: &serde_json::Error, dec: &Decoder) -> Find
         Code::InvalidField
     };
     Finding::at(code, line, Some(err.column() as u32), message)
+}
+
+/// Parse one line into a decoder's raw type: the skimmer first, serde_json when the skimmer
+/// declines (a line with control bytes, anything it rejects). serde_json has the last word,
+/// so a line the skimmer cannot handle is never called damaged because of it.
+pub fn parse<'a, T: serde::Deserialize<'a>>(text: &'a str) -> std::result::Result<T, Fail> {
+    if !skim::has_control_bytes(text.as_bytes()) {
+        if let Ok(v) = skim::from_str(text) {
+            return Ok(v);
+        }
+    }
+    serde_json::from_str(text).map_err(Fail::Json)
 }
 
 /// serde_json appends " at line 1 column 57"; the finding carries the position itself.

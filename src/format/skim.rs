@@ -1,0 +1,561 @@
+//! A skimming JSON deserializer for the per-line decode: the same serde data model as
+//! serde_json, but values the decoders do not ask for (message text, thinking, tool output,
+//! arguments: most of the bytes) are skipped with a SIMD scan for the closing quote instead
+//! of being walked byte by byte.
+//!
+//! It validates everything it passes over (structure, escapes, numbers, literals); the
+//! caller guarantees the line is valid UTF-8 and free of raw control bytes before calling it
+//! (those lines go to serde_json directly). It never explains a failure: on any error the
+//! caller re-parses the line with serde_json, which is the oracle for what is valid and
+//! for the message and column. So the one property that matters is that this parser never
+//! accepts a line serde_json would reject, nor decodes one differently; the tests below and
+//! `tests/skim.rs` check that against serde_json.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::forward_to_deserialize_any;
+
+/// serde_json's nesting limit for values that are deserialized (not skipped).
+const DEPTH_LIMIT: usize = 128;
+/// serde_json's private protocol for `&RawValue`.
+const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+
+/// Deserialize `T` from one line, which must have no byte below 0x20.
+pub fn from_str<'de, T: de::Deserialize<'de>>(text: &'de str) -> Result<T> {
+    let mut s = Skim { s: text, b: text.as_bytes(), i: 0, depth: 0 };
+    let v = T::deserialize(&mut s)?;
+    s.ws();
+    if s.i != text.len() {
+        return Err(Error);
+    }
+    Ok(v)
+}
+
+/// True when a line has a byte below 0x20 (a raw control character or a tab): such lines
+/// are left to serde_json. Written as a branch-free fold so the compiler vectorizes it.
+pub fn has_control_bytes(b: &[u8]) -> bool {
+    b.chunks(64).any(|c| c.iter().fold(0u8, |acc, &x| acc | u8::from(x < 0x20)) != 0)
+}
+
+/// The skimmer's error carries nothing: the caller asks serde_json what went wrong.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Error;
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("not accepted by the skimming parser")
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl de::Error for Error {
+    fn custom<T: fmt::Display>(_: T) -> Self {
+        Error
+    }
+}
+
+type Result<T> = std::result::Result<T, Error>;
+
+struct Skim<'de> {
+    /// The line; slicing it at the ASCII bytes the scanner stops on is always valid.
+    s: &'de str,
+    b: &'de [u8],
+    i: usize,
+    depth: usize,
+}
+
+impl<'de> Skim<'de> {
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.b.get(self.i) {
+            self.i += 1;
+        }
+    }
+
+    fn peek(&mut self) -> Result<u8> {
+        self.ws();
+        self.b.get(self.i).copied().ok_or(Error)
+    }
+
+    fn eat(&mut self, c: u8) -> Result<()> {
+        if self.peek()? == c {
+            self.i += 1;
+            Ok(())
+        } else {
+            Err(Error)
+        }
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Result<()> {
+        if self.b[self.i..].starts_with(word) {
+            self.i += word.len();
+            Ok(())
+        } else {
+            Err(Error)
+        }
+    }
+
+    /// Skip a string whose opening quote is at `self.i`; true when it had escapes.
+    fn skip_str(&mut self) -> Result<bool> {
+        self.i += 1;
+        let mut escaped = false;
+        loop {
+            let at = memchr::memchr2(b'"', b'\\', &self.b[self.i..]).ok_or(Error)?;
+            self.i += at;
+            if self.b[self.i] == b'"' {
+                self.i += 1;
+                return Ok(escaped);
+            }
+            escaped = true;
+            match self.b.get(self.i + 1) {
+                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => self.i += 2,
+                Some(b'u') => {
+                    let hex = self.b.get(self.i + 2..self.i + 6).ok_or(Error)?;
+                    if !hex.iter().all(u8::is_ascii_hexdigit) {
+                        return Err(Error);
+                    }
+                    self.i += 6;
+                }
+                _ => return Err(Error),
+            }
+        }
+    }
+
+    /// Parse a string at `self.i`, borrowing it when it has no escapes.
+    fn parse_str(&mut self) -> Result<Cow<'de, str>> {
+        let start = self.i + 1;
+        let escaped = self.skip_str()?;
+        let raw = self.s.get(start..self.i - 1).ok_or(Error)?;
+        if !escaped {
+            return Ok(Cow::Borrowed(raw));
+        }
+        unescape(raw).map(Cow::Owned)
+    }
+
+    /// Skip a number per the JSON grammar; returns its text.
+    fn skip_number(&mut self) -> Result<&'de str> {
+        let b = self.b;
+        let start = self.i;
+        let mut i = self.i;
+        if b.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        match b.get(i) {
+            Some(b'0') => i += 1,
+            Some(b'1'..=b'9') => {
+                while b.get(i).is_some_and(u8::is_ascii_digit) {
+                    i += 1;
+                }
+            }
+            _ => return Err(Error),
+        }
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            let d = i;
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            if i == d {
+                return Err(Error);
+            }
+        }
+        if let Some(b'e' | b'E') = b.get(i) {
+            i += 1;
+            if let Some(b'+' | b'-') = b.get(i) {
+                i += 1;
+            }
+            let d = i;
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            if i == d {
+                return Err(Error);
+            }
+        }
+        self.i = i;
+        self.s.get(start..i).ok_or(Error)
+    }
+
+    /// Skip any value, iteratively (no recursion, whatever the nesting).
+    fn skip_value(&mut self) -> Result<()> {
+        let mut stack: Vec<u8> = Vec::new();
+        loop {
+            // A value starts here.
+            match self.peek()? {
+                b'{' => {
+                    self.i += 1;
+                    if self.peek()? == b'}' {
+                        self.i += 1;
+                    } else {
+                        self.key_colon()?;
+                        stack.push(b'{');
+                        continue;
+                    }
+                }
+                b'[' => {
+                    self.i += 1;
+                    if self.peek()? == b']' {
+                        self.i += 1;
+                    } else {
+                        stack.push(b'[');
+                        continue;
+                    }
+                }
+                b'"' => {
+                    self.skip_str()?;
+                }
+                b't' => self.literal(b"true")?,
+                b'f' => self.literal(b"false")?,
+                b'n' => self.literal(b"null")?,
+                b'-' | b'0'..=b'9' => {
+                    self.skip_number()?;
+                }
+                _ => return Err(Error),
+            }
+            // After a value: close containers or move to the next element.
+            loop {
+                let Some(&top) = stack.last() else { return Ok(()) };
+                match self.peek()? {
+                    b',' => {
+                        self.i += 1;
+                        if top == b'{' {
+                            self.key_colon()?;
+                        }
+                        break;
+                    }
+                    b'}' if top == b'{' => {
+                        self.i += 1;
+                        stack.pop();
+                    }
+                    b']' if top == b'[' => {
+                        self.i += 1;
+                        stack.pop();
+                    }
+                    _ => return Err(Error),
+                }
+            }
+        }
+    }
+
+    fn key_colon(&mut self) -> Result<()> {
+        if self.peek()? != b'"' {
+            return Err(Error);
+        }
+        self.skip_str()?;
+        self.eat(b':')
+    }
+
+    fn enter(&mut self) -> Result<()> {
+        self.depth += 1;
+        if self.depth > DEPTH_LIMIT {
+            return Err(Error);
+        }
+        Ok(())
+    }
+}
+
+/// Decode the escapes of a string body (without quotes). Lone surrogates are an error, as
+/// in serde_json (lines with them were repaired before they got here).
+fn unescape(s: &str) -> Result<String> {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(at) = rest.find('\\') {
+        out.push_str(&rest[..at]);
+        let b = rest.as_bytes();
+        let (c, used) = match b.get(at + 1).ok_or(Error)? {
+            b'"' => ('"', 2),
+            b'\\' => ('\\', 2),
+            b'/' => ('/', 2),
+            b'b' => ('\u{8}', 2),
+            b'f' => ('\u{c}', 2),
+            b'n' => ('\n', 2),
+            b'r' => ('\r', 2),
+            b't' => ('\t', 2),
+            b'u' => {
+                let hi = hex4(rest.get(at + 2..at + 6).ok_or(Error)?)?;
+                match hi {
+                    0xD800..=0xDBFF => {
+                        if rest.get(at + 6..at + 8) != Some("\\u") {
+                            return Err(Error);
+                        }
+                        let lo = hex4(rest.get(at + 8..at + 12).ok_or(Error)?)?;
+                        if !(0xDC00..=0xDFFF).contains(&lo) {
+                            return Err(Error);
+                        }
+                        (char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)).ok_or(Error)?, 12)
+                    }
+                    0xDC00..=0xDFFF => return Err(Error),
+                    v => (char::from_u32(v).ok_or(Error)?, 6),
+                }
+            }
+            _ => return Err(Error),
+        };
+        out.push(c);
+        rest = &rest[at + used..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+fn hex4(s: &str) -> Result<u32> {
+    if s.len() != 4 || !s.bytes().all(|c| c.is_ascii_hexdigit()) {
+        return Err(Error);
+    }
+    u32::from_str_radix(s, 16).map_err(|_| Error)
+}
+
+impl<'de> Deserializer<'de> for &mut Skim<'de> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        match self.peek()? {
+            b'{' => {
+                self.i += 1;
+                self.enter()?;
+                let value = v.visit_map(Access { de: &mut *self, first: true, close: b'}' })?;
+                self.depth -= 1;
+                Ok(value)
+            }
+            b'[' => {
+                self.i += 1;
+                self.enter()?;
+                let value = v.visit_seq(Access { de: &mut *self, first: true, close: b']' })?;
+                self.depth -= 1;
+                Ok(value)
+            }
+            b'"' => match self.parse_str()? {
+                Cow::Borrowed(s) => v.visit_borrowed_str(s),
+                Cow::Owned(s) => v.visit_string(s),
+            },
+            b't' => {
+                self.literal(b"true")?;
+                v.visit_bool(true)
+            }
+            b'f' => {
+                self.literal(b"false")?;
+                v.visit_bool(false)
+            }
+            b'n' => {
+                self.literal(b"null")?;
+                v.visit_unit()
+            }
+            b'-' | b'0'..=b'9' => {
+                let text = self.skip_number()?;
+                let integer = !text.contains(['.', 'e', 'E']);
+                if integer {
+                    if let Ok(n) = text.parse::<u64>() {
+                        return v.visit_u64(n);
+                    }
+                    if let Ok(n) = text.parse::<i64>() {
+                        return v.visit_i64(n);
+                    }
+                }
+                let f: f64 = text.parse().map_err(|_| Error)?;
+                if !f.is_finite() {
+                    // serde_json refuses numbers out of f64's range.
+                    return Err(Error);
+                }
+                v.visit_f64(f)
+            }
+            _ => Err(Error),
+        }
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        self.skip_value()?;
+        v.visit_unit()
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        if self.peek()? == b'n' {
+            self.literal(b"null")?;
+            v.visit_none()
+        } else {
+            v.visit_some(self)
+        }
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(self, name: &'static str, v: V) -> Result<V::Value> {
+        if name == RAW_VALUE_TOKEN {
+            // Hand serde_json's `&RawValue` the raw text of the value, as serde_json does.
+            self.ws();
+            let start = self.i;
+            self.skip_value()?;
+            let raw = self.s.get(start..self.i).ok_or(Error)?;
+            return v.visit_map(RawValueAccess { raw: Some(raw) });
+        }
+        v.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(self, _: &'static str, _: &'static [&'static str], _: V) -> Result<V::Value> {
+        // Not used by the decoders; serde_json will answer.
+        Err(Error)
+    }
+
+    forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier
+    }
+}
+
+/// Map and sequence access: `first` is true until the first element was read.
+struct Access<'a, 'de> {
+    de: &'a mut Skim<'de>,
+    first: bool,
+    close: u8,
+}
+
+impl Access<'_, '_> {
+    /// Move to the next element; false at the closing bracket (consumed).
+    fn next(&mut self) -> Result<bool> {
+        let c = self.de.peek()?;
+        if c == self.close {
+            self.de.i += 1;
+            return Ok(false);
+        }
+        if self.first {
+            self.first = false;
+        } else if c == b',' {
+            self.de.i += 1;
+        } else {
+            return Err(Error);
+        }
+        Ok(true)
+    }
+}
+
+impl<'de> MapAccess<'de> for Access<'_, 'de> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        if !self.next()? {
+            return Ok(None);
+        }
+        if self.de.peek()? != b'"' {
+            return Err(Error);
+        }
+        seed.deserialize(&mut *self.de).map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        self.de.eat(b':')?;
+        seed.deserialize(&mut *self.de)
+    }
+}
+
+impl<'de> SeqAccess<'de> for Access<'_, 'de> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if !self.next()? {
+            return Ok(None);
+        }
+        seed.deserialize(&mut *self.de).map(Some)
+    }
+}
+
+/// One-entry map `{TOKEN: raw}`: the shape serde_json's `&RawValue` expects.
+struct RawValueAccess<'de> {
+    raw: Option<&'de str>,
+}
+
+impl<'de> MapAccess<'de> for RawValueAccess<'de> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        if self.raw.is_none() {
+            return Ok(None);
+        }
+        seed.deserialize(de::value::BorrowedStrDeserializer::<Error>::new(RAW_VALUE_TOKEN)).map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        let raw = self.raw.take().ok_or(Error)?;
+        seed.deserialize(de::value::BorrowedStrDeserializer::<Error>::new(raw))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    /// Whatever the skimmer accepts, serde_json accepts, with the same value.
+    fn agrees(s: &str) {
+        let ours: std::result::Result<Value, Error> = from_str(s);
+        let oracle: std::result::Result<Value, _> = serde_json::from_str(s);
+        if let Ok(v) = ours {
+            assert_eq!(Some(v), oracle.ok(), "skimmer accepted {s:?} differently");
+        }
+    }
+
+    #[test]
+    fn agrees_with_serde_json() {
+        for s in [
+            r#"{"a":1,"b":[true,false,null],"c":{"d":"e\n\u00e9\ud83d\ude00"},"f":-1.5e3}"#,
+            r#"{"a":01}"#,
+            r#"{"a":1.}"#,
+            r#"{"a":"\x"}"#,
+            r#"{"a":"\ud83d"}"#,
+            r#"{"a" 1}"#,
+            r#"{"a":1,}"#,
+            r#"[1,2,]"#,
+            r#"{"a":1} x"#,
+            r#"{"a":1e400}"#,
+            r#"{"a":18446744073709551616}"#,
+            r#"{"a":-9223372036854775809}"#,
+            r#"{"a":tru}"#,
+            r#"{"a":"x"#,
+            r#"   {"k": [ {"x": [] }, {} ] }   "#,
+            "{\"a\":\"\\u0000\"}",
+        ] {
+            agrees(s);
+        }
+    }
+
+    #[test]
+    fn skipped_values_are_validated() {
+        #[derive(serde::Deserialize, Debug)]
+        struct Only {
+            a: u64,
+        }
+        assert_eq!(from_str::<Only>(r#"{"a":1,"skip":{"x":[1,"y\"z",{"w":null}]}}"#).unwrap().a, 1);
+        for bad in [
+            r#"{"a":1,"skip":{"x":[1,}}"#,
+            r#""{"a":1,"skip":{"x" 1}}"#,
+            r#"{"a":1,"skip":"\q"}"#,
+            r#"{"a":1,"skip":[01]}"#,
+            r#"{"a":1,"skip":[1 2]}"#,
+            r#"{"a":1,"skip":{"x":1]}"#,
+            r#"{"a":1,"skip":nul}"#,
+        ] {
+            assert!(from_str::<Only>(bad).is_err(), "{bad}");
+            assert!(serde_json::from_str::<Only>(bad).is_err());
+        }
+    }
+
+    #[test]
+    fn raw_values_and_borrowing() {
+        #[derive(serde::Deserialize)]
+        struct R<'a> {
+            #[serde(borrow)]
+            raw: &'a serde_json::value::RawValue,
+            #[serde(borrow)]
+            s: Cow<'a, str>,
+        }
+        let r: R = from_str(r#"{"raw": {"x": [1, 2]}, "s": "plain"}"#).unwrap();
+        assert_eq!(r.raw.get(), r#"{"x": [1, 2]}"#);
+        assert_eq!(r.s, "plain");
+    }
+
+    #[test]
+    fn control_bytes_are_detected() {
+        assert!(!has_control_bytes(br#"{"a":"plain text"}"#));
+        assert!(has_control_bytes(b"{\"a\":\t1}"));
+        let mut long = vec![b'x'; 1000];
+        long[777] = 0x1b;
+        assert!(has_control_bytes(&long));
+    }
+}
