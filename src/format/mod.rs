@@ -138,6 +138,17 @@ fn decode_one<'a>(bytes: &'a [u8], line: &Line, dec: &Decoder) -> LineOut<'a> {
         ));
         return out;
     }
+    if let Some(col) = too_deep(b) {
+        // The typed decoders skip payloads they do not read, so such a line would index
+        // fine and then fail in every view that re-reads it (`show`, `export`, ...).
+        out.findings.push(Finding::at(
+            Code::NestingTooDeep,
+            line.number,
+            Some(col as u32),
+            format!("nesting too deep (limit {MAX_NESTING})"),
+        ));
+        return out;
+    }
     if let Some(repaired) = repair_lone_surrogates(b) {
         out.findings.push(Finding::at(
             Code::LoneSurrogate,
@@ -159,6 +170,44 @@ fn decode_one<'a>(bytes: &'a [u8], line: &Line, dec: &Decoder) -> LineOut<'a> {
         Err(Fail::Json(e)) => out.findings.push(classify(b, line.number, &e, dec)),
     }
     out
+}
+
+/// How deeply arrays and objects may nest in a line: serde_json's recursion limit, which
+/// [`crate::session::Session::value`] is bound by (it refuses level 128).
+pub const MAX_NESTING: usize = 127;
+
+/// The 1-based column of the bracket that opens a level past [`MAX_NESTING`], if any.
+fn too_deep(b: &[u8]) -> Option<usize> {
+    // Fewer opening brackets than the limit cannot nest past it: most lines stop here
+    // after one vectorized count.
+    if memchr::memchr2_iter(b'[', b'{', b).count() <= MAX_NESTING {
+        return None;
+    }
+    let (mut depth, mut in_str, mut esc) = (0usize, false, false);
+    for (i, &c) in b.iter().enumerate() {
+        if in_str {
+            if esc {
+                esc = false;
+            } else if c == b'\\' {
+                esc = true;
+            } else if c == b'"' {
+                in_str = false;
+            }
+            continue;
+        }
+        match c {
+            b'"' => in_str = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Some(i + 1);
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Turn a parser error into a finding with the most useful code, column and message.
@@ -501,6 +550,17 @@ mod tests {
             repair_lone_surrogates(br#"{"a":"\udc00\ud83d\ud83d\ude00"}"#).unwrap(),
             br#"{"a":"\ufffd\ufffd\ud83d\ude00"}"#.to_vec()
         );
+    }
+
+    #[test]
+    fn nesting_limit_agrees_with_serde_json() {
+        for (depth, wrap) in [(MAX_NESTING, "["), (MAX_NESTING + 1, "["), (MAX_NESTING + 1, "{\"a\":")] {
+            let close = if wrap == "[" { "]" } else { "}" };
+            let line = format!("{}\"[{{\\\"\"{}", wrap.repeat(depth), close.repeat(depth));
+            let serde_ok = serde_json::from_str::<serde_json::Value>(&line).is_ok();
+            assert_eq!(too_deep(line.as_bytes()).is_none(), serde_ok, "depth {depth} {wrap}");
+        }
+        assert_eq!(too_deep(format!("{}{}", "[".repeat(128), "]".repeat(128)).as_bytes()), Some(128));
     }
 
     #[test]
