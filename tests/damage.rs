@@ -75,6 +75,11 @@ fn missing_file() {
         assert_eq!(out.code, 2, "{cmd}");
         assert!(out.stderr.contains("testdata/no such file.jsonl: no such file or directory"), "{cmd}: {}", out.stderr);
     }
+    // The path is shown escaped: a hostile file name cannot drive the terminal.
+    let hostile = run(&["tree", "no\x1b[31mfile\x07.jsonl"]);
+    assert_eq!(hostile.code, 2);
+    assert!(hostile.stderr.contains("no such file or directory"), "{}", hostile.stderr);
+    assert!(!hostile.stderr.contains('\x1b') && !hostile.stderr.contains('\x07'), "{:?}", hostile.stderr);
     let show = run(&["show", "testdata/none.jsonl", "x"]);
     assert_eq!(show.code, 2);
     assert!(show.stderr.contains("testdata/none.jsonl: no such file or directory"));
@@ -231,6 +236,20 @@ fn cr_only_line_endings() {
         assert!(out.stderr.contains(&format!("{p}:1:")), "{}", out.stderr);
         assert!(out.stderr.contains("CR only") && out.stderr.contains("tr '\\r' '\\n'"), "a hint: {}", out.stderr);
     }
+}
+
+#[test]
+fn binary_junk_is_not_called_cr_only() {
+    // No newline anywhere, a stray CR: not old Mac text, just not a session.
+    let mut junk: Vec<u8> =
+        (0..4000u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).filter(|&c| c != b'\n').collect();
+    junk.insert(100, b'\r');
+    let dir = tempfile::tempdir().unwrap();
+    let p = temp_file(dir.path(), "junk.jsonl", &junk);
+    let out = run(&["tree", &p]);
+    assert_eq!(out.code, 2);
+    assert!(!out.stderr.contains("CR only"), "{}", out.stderr);
+    assert!(out.stderr.contains(&format!("{p}:1")), "{}", out.stderr);
 }
 
 #[test]
