@@ -24,6 +24,7 @@ pub enum Code {
     InvalidUtf8,
     NotAnObject,
     DuplicateKey,
+    NestingTooDeep,
     LoneSurrogate,
     ByteOrderMark,
     BlankLines,
@@ -63,6 +64,7 @@ impl Code {
             InvalidUtf8 => "invalid_utf8",
             NotAnObject => "not_an_object",
             DuplicateKey => "duplicate_key",
+            NestingTooDeep => "nesting_too_deep",
             LoneSurrogate => "lone_surrogate",
             ByteOrderMark => "byte_order_mark",
             BlankLines => "blank_lines",
@@ -98,6 +100,7 @@ impl Code {
             | InvalidUtf8
             | NotAnObject
             | DuplicateKey
+            | NestingTooDeep
             | MissingId
             | InvalidId
             | MissingField
@@ -129,9 +132,21 @@ impl Code {
 
     /// Damage to a line itself (as opposed to a problem with what a valid line says):
     /// these make the line unreadable, and before the last line they make a command exit 2.
+    /// `InvalidField` belongs here: a field of the wrong type fails the line's decode, so
+    /// the entry is dropped just like a corrupt line's (BAD-INPUTS.md: E naming the field).
     pub fn is_line_damage(self) -> bool {
         use Code::*;
-        matches!(self, CorruptLine | InvalidUtf8 | NotAnObject | DuplicateKey | MissingId | InvalidId)
+        matches!(
+            self,
+            CorruptLine
+                | InvalidUtf8
+                | NotAnObject
+                | DuplicateKey
+                | NestingTooDeep
+                | MissingId
+                | InvalidId
+                | InvalidField
+        )
     }
 
     /// Findings only `check` reports; other commands stay quiet about them.

@@ -271,7 +271,9 @@ fn check_cr_only(path: &str, body: &[u8]) -> Result<()> {
         return Ok(());
     }
     if let Some(i) = memchr::memchr(b'\r', head) {
-        if i + 1 < head.len() {
+        // Only when a record follows the CR: a stray CR in binary junk is not a line ending,
+        // and the hint would send the user the wrong way.
+        if head.get(i + 1) == Some(&b'{') {
             return Err(Error::at(
                 path,
                 1,
@@ -318,6 +320,7 @@ mod tests {
         assert!(Source::from_bytes("t", b"\xFF\xFE{\0".to_vec()).is_err());
         assert!(Source::from_bytes("t", b"{}\r{}\r".to_vec()).is_err());
         assert!(Source::from_bytes("t", b"{}\r".to_vec()).is_ok());
+        assert!(Source::from_bytes("t", b"\x91z\rq\x05".to_vec()).is_ok(), "junk is not CR-only text");
     }
 
     #[test]

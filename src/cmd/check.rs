@@ -82,14 +82,15 @@ fn human(r: &Report, p: &Palette, quiet: bool, out: &mut dyn Write) -> std::io::
     };
     writeln!(
         out,
-        "{verdict} {}: {} error{}, {} warning{} ({} lines, {} entries{}, {})",
+        "{verdict} {}: {} error{}, {} warning{} ({} lines, {}{}, {})",
         sanitize::inline(&r.file),
         errors,
         if errors == 1 { "" } else { "s" },
         warnings,
         if warnings == 1 { "" } else { "s" },
         r.lines,
-        r.entries,
+        // BAD-INPUTS.md: an empty or header-only file says "no entries", like the other views.
+        if r.entries == 0 { "no entries".to_string() } else { format!("{} entries", r.entries) },
         if r.observations > 0 { format!(", {} observations", r.observations) } else { String::new() },
         r.format
     )

@@ -92,7 +92,13 @@ impl<'de: 'a, 'a> Deserialize<'de> for IdDe<'a> {
                 Err(E::custom(format_args!("id {v} is negative")))
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
-                Err(E::custom(format_args!("id {v} is not an integer that fits in 64 bits")))
+                // An integer past u64 arrives here already rounded (18446744073709551616
+                // would print as ...552000): do not quote a number the file does not hold.
+                if v.fract() == 0.0 && v.abs() >= 9.2e18 {
+                    Err(E::custom("id is an integer beyond 64 bits"))
+                } else {
+                    Err(E::custom(format_args!("id {v} is not an integer")))
+                }
             }
             fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
                 Ok(IdDe(Id::Str(Cow::Borrowed(v))))

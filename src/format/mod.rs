@@ -47,6 +47,8 @@ pub enum Fail {
     Json(serde_json::Error),
     /// The line is JSON but not a usable record (no id, say).
     Finding(Finding),
+    /// Nested past [`MAX_NESTING`] at this 1-based column.
+    TooDeep(usize),
 }
 
 /// A decoded line and the notes made about it, or why it failed.
@@ -175,9 +177,55 @@ fn decode_one<'a>(bytes: &'a [u8], line: &Line, dec: &Decoder) -> LineOut<'a> {
             out.findings.extend(findings);
         }
         Err(Fail::Finding(f)) => out.findings.push(f),
+        // The typed decoders skip payloads they do not read, so such a line would index fine
+        // and then fail in every view that re-reads it (`show`, `export`, ...).
+        Err(Fail::TooDeep(col)) => out.findings.push(Finding::at(
+            Code::NestingTooDeep,
+            line.number,
+            Some(col as u32),
+            format!("nesting too deep (limit {MAX_NESTING})"),
+        )),
         Err(Fail::Json(e)) => out.findings.push(classify(text.as_bytes(), line.number, &e, dec)),
     }
     out
+}
+
+/// How deeply arrays and objects may nest in a line: serde_json's recursion limit, which
+/// [`crate::session::Session::value`] is bound by (it refuses level 128).
+pub const MAX_NESTING: usize = 127;
+
+/// The 1-based column of the bracket that opens a level past [`MAX_NESTING`], if any.
+fn too_deep(b: &[u8]) -> Option<usize> {
+    // Fewer opening brackets than the limit cannot nest past it: most lines stop here
+    // after one vectorized count.
+    if memchr::memchr2_iter(b'[', b'{', b).count() <= MAX_NESTING {
+        return None;
+    }
+    let (mut depth, mut in_str, mut esc) = (0usize, false, false);
+    for (i, &c) in b.iter().enumerate() {
+        if in_str {
+            if esc {
+                esc = false;
+            } else if c == b'\\' {
+                esc = true;
+            } else if c == b'"' {
+                in_str = false;
+            }
+            continue;
+        }
+        match c {
+            b'"' => in_str = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Some(i + 1);
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Turn a parser error into a finding with the most useful code, column and message.
@@ -212,9 +260,14 @@ fn classify(b: &[u8], line: u32, err: &serde_json::Error, dec: &Decoder) -> Find
 /// so a line the skimmer cannot handle is never called damaged because of it.
 pub fn parse<'a, T: serde::Deserialize<'a>>(text: &'a str) -> std::result::Result<T, Fail> {
     if !skim::has_control_bytes(text.as_bytes()) {
-        if let Ok(v) = skim::from_str(text) {
-            return Ok(v);
+        match skim::from_str(text) {
+            Ok(v) => return Ok(v),
+            Err(skim::Error::TooDeep(col)) => return Err(Fail::TooDeep(col)),
+            Err(skim::Error::Declined) => {}
         }
+    }
+    if let Some(col) = too_deep(text.as_bytes()) {
+        return Err(Fail::TooDeep(col));
     }
     serde_json::from_str(text).map_err(Fail::Json)
 }
@@ -532,6 +585,17 @@ mod tests {
             repair_lone_surrogates(br#"{"a":"\udc00\ud83d\ud83d\ude00"}"#).unwrap(),
             br#"{"a":"\ufffd\ufffd\ud83d\ude00"}"#.to_vec()
         );
+    }
+
+    #[test]
+    fn nesting_limit_agrees_with_serde_json() {
+        for (depth, wrap) in [(MAX_NESTING, "["), (MAX_NESTING + 1, "["), (MAX_NESTING + 1, "{\"a\":")] {
+            let close = if wrap == "[" { "]" } else { "}" };
+            let line = format!("{}\"[{{\\\"\"{}", wrap.repeat(depth), close.repeat(depth));
+            let serde_ok = serde_json::from_str::<serde_json::Value>(&line).is_ok();
+            assert_eq!(too_deep(line.as_bytes()).is_none(), serde_ok, "depth {depth} {wrap}");
+        }
+        assert_eq!(too_deep(format!("{}{}", "[".repeat(128), "]".repeat(128)).as_bytes()), Some(128));
     }
 
     #[test]

@@ -17,8 +17,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::forward_to_deserialize_any;
 
-/// serde_json's nesting limit for values that are deserialized (not skipped).
-const DEPTH_LIMIT: usize = 128;
+use super::MAX_NESTING;
 /// serde_json's private protocol for `&RawValue`.
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
@@ -28,7 +27,7 @@ pub fn from_str<'de, T: de::Deserialize<'de>>(text: &'de str) -> Result<T> {
     let v = T::deserialize(&mut s)?;
     s.ws();
     if s.i != text.len() {
-        return Err(Error);
+        return Err(DECLINED);
     }
     Ok(v)
 }
@@ -39,13 +38,23 @@ pub fn has_control_bytes(b: &[u8]) -> bool {
     b.chunks(64).any(|c| c.iter().fold(0u8, |acc, &x| acc | u8::from(x < 0x20)) != 0)
 }
 
-/// The skimmer's error carries nothing: the caller asks serde_json what went wrong.
+/// Why the skimmer stopped. It explains nothing else: the caller asks serde_json.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Error;
+pub enum Error {
+    /// Anything this parser does not accept; serde_json decides.
+    Declined,
+    /// A bracket at this 1-based column opens a level past [`MAX_NESTING`].
+    TooDeep(usize),
+}
+
+const DECLINED: Error = Error::Declined;
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("not accepted by the skimming parser")
+        match self {
+            Error::Declined => f.write_str("not accepted by the skimming parser"),
+            Error::TooDeep(c) => write!(f, "nesting too deep at column {c}"),
+        }
     }
 }
 
@@ -53,7 +62,7 @@ impl std::error::Error for Error {}
 
 impl de::Error for Error {
     fn custom<T: fmt::Display>(_: T) -> Self {
-        Error
+        Error::Declined
     }
 }
 
@@ -76,7 +85,7 @@ impl<'de> Skim<'de> {
 
     fn peek(&mut self) -> Result<u8> {
         self.ws();
-        self.b.get(self.i).copied().ok_or(Error)
+        self.b.get(self.i).copied().ok_or(DECLINED)
     }
 
     fn eat(&mut self, c: u8) -> Result<()> {
@@ -84,7 +93,7 @@ impl<'de> Skim<'de> {
             self.i += 1;
             Ok(())
         } else {
-            Err(Error)
+            Err(DECLINED)
         }
     }
 
@@ -93,7 +102,7 @@ impl<'de> Skim<'de> {
             self.i += word.len();
             Ok(())
         } else {
-            Err(Error)
+            Err(DECLINED)
         }
     }
 
@@ -102,7 +111,7 @@ impl<'de> Skim<'de> {
         self.i += 1;
         let mut escaped = false;
         loop {
-            let at = memchr::memchr2(b'"', b'\\', &self.b[self.i..]).ok_or(Error)?;
+            let at = memchr::memchr2(b'"', b'\\', &self.b[self.i..]).ok_or(DECLINED)?;
             self.i += at;
             if self.b[self.i] == b'"' {
                 self.i += 1;
@@ -112,13 +121,13 @@ impl<'de> Skim<'de> {
             match self.b.get(self.i + 1) {
                 Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => self.i += 2,
                 Some(b'u') => {
-                    let hex = self.b.get(self.i + 2..self.i + 6).ok_or(Error)?;
+                    let hex = self.b.get(self.i + 2..self.i + 6).ok_or(DECLINED)?;
                     if !hex.iter().all(u8::is_ascii_hexdigit) {
-                        return Err(Error);
+                        return Err(DECLINED);
                     }
                     self.i += 6;
                 }
-                _ => return Err(Error),
+                _ => return Err(DECLINED),
             }
         }
     }
@@ -127,7 +136,7 @@ impl<'de> Skim<'de> {
     fn parse_str(&mut self) -> Result<Cow<'de, str>> {
         let start = self.i + 1;
         let escaped = self.skip_str()?;
-        let raw = self.s.get(start..self.i - 1).ok_or(Error)?;
+        let raw = self.s.get(start..self.i - 1).ok_or(DECLINED)?;
         if !escaped {
             return Ok(Cow::Borrowed(raw));
         }
@@ -149,7 +158,7 @@ impl<'de> Skim<'de> {
                     i += 1;
                 }
             }
-            _ => return Err(Error),
+            _ => return Err(DECLINED),
         }
         if b.get(i) == Some(&b'.') {
             i += 1;
@@ -158,7 +167,7 @@ impl<'de> Skim<'de> {
                 i += 1;
             }
             if i == d {
-                return Err(Error);
+                return Err(DECLINED);
             }
         }
         if let Some(b'e' | b'E') = b.get(i) {
@@ -171,11 +180,11 @@ impl<'de> Skim<'de> {
                 i += 1;
             }
             if i == d {
-                return Err(Error);
+                return Err(DECLINED);
             }
         }
         self.i = i;
-        self.s.get(start..i).ok_or(Error)
+        self.s.get(start..i).ok_or(DECLINED)
     }
 
     /// Skip any value, iteratively (no recursion, whatever the nesting).
@@ -183,7 +192,11 @@ impl<'de> Skim<'de> {
         let mut stack: Vec<u8> = Vec::new();
         loop {
             // A value starts here.
-            match self.peek()? {
+            let c = self.peek()?;
+            if matches!(c, b'{' | b'[') && self.depth + stack.len() + 1 > MAX_NESTING {
+                return Err(Error::TooDeep(self.i + 1));
+            }
+            match c {
                 b'{' => {
                     self.i += 1;
                     if self.peek()? == b'}' {
@@ -212,7 +225,7 @@ impl<'de> Skim<'de> {
                 b'-' | b'0'..=b'9' => {
                     self.skip_number()?;
                 }
-                _ => return Err(Error),
+                _ => return Err(DECLINED),
             }
             // After a value: close containers or move to the next element.
             loop {
@@ -233,7 +246,7 @@ impl<'de> Skim<'de> {
                         self.i += 1;
                         stack.pop();
                     }
-                    _ => return Err(Error),
+                    _ => return Err(DECLINED),
                 }
             }
         }
@@ -241,16 +254,17 @@ impl<'de> Skim<'de> {
 
     fn key_colon(&mut self) -> Result<()> {
         if self.peek()? != b'"' {
-            return Err(Error);
+            return Err(DECLINED);
         }
         self.skip_str()?;
         self.eat(b':')
     }
 
+    /// Called just after an opening bracket.
     fn enter(&mut self) -> Result<()> {
         self.depth += 1;
-        if self.depth > DEPTH_LIMIT {
-            return Err(Error);
+        if self.depth > MAX_NESTING {
+            return Err(Error::TooDeep(self.i));
         }
         Ok(())
     }
@@ -264,7 +278,7 @@ fn unescape(s: &str) -> Result<String> {
     while let Some(at) = rest.find('\\') {
         out.push_str(&rest[..at]);
         let b = rest.as_bytes();
-        let (c, used) = match b.get(at + 1).ok_or(Error)? {
+        let (c, used) = match b.get(at + 1).ok_or(DECLINED)? {
             b'"' => ('"', 2),
             b'\\' => ('\\', 2),
             b'/' => ('/', 2),
@@ -274,23 +288,23 @@ fn unescape(s: &str) -> Result<String> {
             b'r' => ('\r', 2),
             b't' => ('\t', 2),
             b'u' => {
-                let hi = hex4(rest.get(at + 2..at + 6).ok_or(Error)?)?;
+                let hi = hex4(rest.get(at + 2..at + 6).ok_or(DECLINED)?)?;
                 match hi {
                     0xD800..=0xDBFF => {
                         if rest.get(at + 6..at + 8) != Some("\\u") {
-                            return Err(Error);
+                            return Err(DECLINED);
                         }
-                        let lo = hex4(rest.get(at + 8..at + 12).ok_or(Error)?)?;
+                        let lo = hex4(rest.get(at + 8..at + 12).ok_or(DECLINED)?)?;
                         if !(0xDC00..=0xDFFF).contains(&lo) {
-                            return Err(Error);
+                            return Err(DECLINED);
                         }
-                        (char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)).ok_or(Error)?, 12)
+                        (char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)).ok_or(DECLINED)?, 12)
                     }
-                    0xDC00..=0xDFFF => return Err(Error),
-                    v => (char::from_u32(v).ok_or(Error)?, 6),
+                    0xDC00..=0xDFFF => return Err(DECLINED),
+                    v => (char::from_u32(v).ok_or(DECLINED)?, 6),
                 }
             }
-            _ => return Err(Error),
+            _ => return Err(DECLINED),
         };
         out.push(c);
         rest = &rest[at + used..];
@@ -301,9 +315,9 @@ fn unescape(s: &str) -> Result<String> {
 
 fn hex4(s: &str) -> Result<u32> {
     if s.len() != 4 || !s.bytes().all(|c| c.is_ascii_hexdigit()) {
-        return Err(Error);
+        return Err(DECLINED);
     }
-    u32::from_str_radix(s, 16).map_err(|_| Error)
+    u32::from_str_radix(s, 16).map_err(|_| DECLINED)
 }
 
 impl<'de> Deserializer<'de> for &mut Skim<'de> {
@@ -352,14 +366,14 @@ impl<'de> Deserializer<'de> for &mut Skim<'de> {
                         return v.visit_i64(n);
                     }
                 }
-                let f: f64 = text.parse().map_err(|_| Error)?;
+                let f: f64 = text.parse().map_err(|_| DECLINED)?;
                 if !f.is_finite() {
                     // serde_json refuses numbers out of f64's range.
-                    return Err(Error);
+                    return Err(DECLINED);
                 }
                 v.visit_f64(f)
             }
-            _ => Err(Error),
+            _ => Err(DECLINED),
         }
     }
 
@@ -383,7 +397,7 @@ impl<'de> Deserializer<'de> for &mut Skim<'de> {
             self.ws();
             let start = self.i;
             self.skip_value()?;
-            let raw = self.s.get(start..self.i).ok_or(Error)?;
+            let raw = self.s.get(start..self.i).ok_or(DECLINED)?;
             return v.visit_map(RawValueAccess { raw: Some(raw) });
         }
         v.visit_newtype_struct(self)
@@ -391,7 +405,7 @@ impl<'de> Deserializer<'de> for &mut Skim<'de> {
 
     fn deserialize_enum<V: Visitor<'de>>(self, _: &'static str, _: &'static [&'static str], _: V) -> Result<V::Value> {
         // Not used by the decoders; serde_json will answer.
-        Err(Error)
+        Err(DECLINED)
     }
 
     forward_to_deserialize_any! {
@@ -420,7 +434,7 @@ impl Access<'_, '_> {
         } else if c == b',' {
             self.de.i += 1;
         } else {
-            return Err(Error);
+            return Err(DECLINED);
         }
         Ok(true)
     }
@@ -434,7 +448,7 @@ impl<'de> MapAccess<'de> for Access<'_, 'de> {
             return Ok(None);
         }
         if self.de.peek()? != b'"' {
-            return Err(Error);
+            return Err(DECLINED);
         }
         seed.deserialize(&mut *self.de).map(Some)
     }
@@ -472,7 +486,7 @@ impl<'de> MapAccess<'de> for RawValueAccess<'de> {
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        let raw = self.raw.take().ok_or(Error)?;
+        let raw = self.raw.take().ok_or(DECLINED)?;
         seed.deserialize(de::value::BorrowedStrDeserializer::<Error>::new(raw))
     }
 }
@@ -548,6 +562,25 @@ mod tests {
         let r: R = from_str(r#"{"raw": {"x": [1, 2]}, "s": "plain"}"#).unwrap();
         assert_eq!(r.raw.get(), r#"{"x": [1, 2]}"#);
         assert_eq!(r.s, "plain");
+    }
+
+    #[test]
+    fn nesting_limit_matches_the_fallback() {
+        #[derive(serde::Deserialize)]
+        struct Only {
+            #[allow(dead_code)]
+            skip: serde::de::IgnoredAny,
+        }
+        for depth in [MAX_NESTING - 1, MAX_NESTING] {
+            let ok = format!("{{\"skip\":{}{}}}", "[".repeat(depth - 1), "]".repeat(depth - 1));
+            assert!(from_str::<Only>(&ok).is_ok(), "depth {depth}");
+            assert!(from_str::<Value>(&ok).is_ok(), "depth {depth}");
+            assert_eq!(super::super::too_deep(ok.as_bytes()), None);
+        }
+        let deep = format!("{{\"skip\":{}{}}}", "[".repeat(MAX_NESTING), "]".repeat(MAX_NESTING));
+        let col = super::super::too_deep(deep.as_bytes()).unwrap();
+        assert_eq!(from_str::<Only>(&deep).err(), Some(Error::TooDeep(col)));
+        assert_eq!(from_str::<Value>(&deep).err(), Some(Error::TooDeep(col)));
     }
 
     #[test]
