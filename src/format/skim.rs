@@ -358,6 +358,10 @@ impl<'de> Deserializer<'de> for &mut Skim<'de> {
             b'-' | b'0'..=b'9' => {
                 let text = self.skip_number()?;
                 let integer = !text.contains(['.', 'e', 'E']);
+                if text == "-0" {
+                    // serde_json reads a negative zero as a float.
+                    return v.visit_f64(-0.0);
+                }
                 if integer {
                     if let Ok(n) = text.parse::<u64>() {
                         return v.visit_u64(n);
