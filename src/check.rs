@@ -2,6 +2,7 @@
 //! `check` runs (tool calls and results that do not pair up, compactions whose target is not
 //! on their own path).
 
+use rayon::prelude::*;
 use rustc_hash::FxHashSet as HashSet;
 
 use serde::Serialize;
@@ -9,7 +10,7 @@ use serde::Serialize;
 use crate::finding::{Code, Finding, Severity};
 use crate::model::{Format, Kind, Role};
 use crate::session::Session;
-use crate::tree::{quoted, Ix};
+use crate::tree::{quoted, Ix, Key};
 
 /// `check`'s view of one file. Serializes to the JSON contract.
 #[derive(Debug, Serialize)]
@@ -53,57 +54,81 @@ pub fn check(s: &Session<'_>, strict: bool) -> Report {
     }
 }
 
+/// A tool call or result, by entry, with its id packed for cheap set lookups.
+enum Tool<'a> {
+    /// A call whose turn ran (a result is expected).
+    Ran(Key<'a>, &'a str),
+    /// A call whose turn was refused or aborted.
+    NotRun(Key<'a>),
+    Result(Option<(Key<'a>, &'a str)>),
+}
+
 fn lint(s: &Session<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
-    let mut calls: Vec<(&str, Ix)> = Vec::new();
-    let mut results: HashSet<&str> = HashSet::default();
-    results.reserve(s.entries.len() / 2);
-    for (i, e) in s.entries.iter().enumerate() {
-        let Some(m) = &e.message else { continue };
-        // A refused or aborted turn's tool calls never ran: no result is expected.
-        let ran = !matches!(m.stop_reason.as_deref(), Some("refusal" | "aborted" | "error"));
-        if m.role == Role::Assistant && ran {
-            calls.extend(m.tool_calls.iter().filter_map(|c| c.id.as_deref()).map(|id| (id, i as Ix)));
-        }
-        results.extend(m.tool_results.iter().filter_map(|r| r.call_id.as_deref()));
-    }
-    let called: HashSet<&str> = s
+    // Call ids point into the (cold) file: gather and pack them on all threads, then match
+    // them in compact sets.
+    let tools: Vec<(Ix, Tool)> = s
         .entries
-        .iter()
-        .filter_map(|e| e.message.as_ref())
-        .flat_map(|m| m.tool_calls.iter().filter_map(|c| c.id.as_deref()))
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(i, e)| {
+            let mut v = Vec::new();
+            if let Some(m) = &e.message {
+                // A refused or aborted turn's tool calls never ran: no result is expected.
+                let ran = m.role == Role::Assistant
+                    && !matches!(m.stop_reason.as_deref(), Some("refusal" | "aborted" | "error"));
+                for c in &m.tool_calls {
+                    if let Some(id) = &c.id {
+                        v.push((
+                            i as Ix,
+                            if ran { Tool::Ran(Key::text(id), id.as_ref()) } else { Tool::NotRun(Key::text(id)) },
+                        ));
+                    }
+                }
+                for r in &m.tool_results {
+                    v.push((i as Ix, Tool::Result(r.call_id.as_ref().map(|id| (Key::text(id), id.as_ref())))));
+                }
+            }
+            v
+        })
         .collect();
-    for (id, i) in calls {
-        if !results.contains(id) {
-            let e = s.entry(i);
-            out.push(
+    let mut results: HashSet<&Key> = HashSet::default();
+    let mut called: HashSet<&Key> = HashSet::default();
+    for (_, t) in &tools {
+        match t {
+            Tool::Ran(k, _) | Tool::NotRun(k) => {
+                called.insert(k);
+            }
+            Tool::Result(Some((k, _))) => {
+                results.insert(k);
+            }
+            Tool::Result(None) => {}
+        }
+    }
+    for (i, t) in &tools {
+        let e = s.entry(*i);
+        match t {
+            Tool::Ran(k, id) if !results.contains(k) => out.push(
                 Finding::new(
                     Code::ToolCallWithoutResult,
                     Some(e.line),
                     format!("tool call `{id}` has no result anywhere in the file"),
                 )
                 .with_id(e.id.to_owned_id()),
-            );
-        }
-    }
-    for e in &s.entries {
-        let Some(m) = &e.message else { continue };
-        for r in &m.tool_results {
-            match r.call_id.as_deref() {
-                Some(id) if !called.contains(id) => out.push(
-                    Finding::new(
-                        Code::ToolResultWithoutCall,
-                        Some(e.line),
-                        format!("tool result for `{id}`, but no entry makes that call"),
-                    )
+            ),
+            Tool::Result(Some((k, id))) if !called.contains(k) => out.push(
+                Finding::new(
+                    Code::ToolResultWithoutCall,
+                    Some(e.line),
+                    format!("tool result for `{id}`, but no entry makes that call"),
+                )
+                .with_id(e.id.to_owned_id()),
+            ),
+            Tool::Result(None) => out.push(
+                Finding::new(Code::ToolResultWithoutCall, Some(e.line), "tool result without a call id")
                     .with_id(e.id.to_owned_id()),
-                ),
-                None => out.push(
-                    Finding::new(Code::ToolResultWithoutCall, Some(e.line), "tool result without a call id")
-                        .with_id(e.id.to_owned_id()),
-                ),
-                _ => {}
-            }
+            ),
+            _ => {}
         }
     }
     for (i, e) in s.entries.iter().enumerate() {

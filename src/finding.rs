@@ -134,6 +134,8 @@ impl Code {
     /// these make the line unreadable, and before the last line they make a command exit 2.
     /// `InvalidField` belongs here: a field of the wrong type fails the line's decode, so
     /// the entry is dropped just like a corrupt line's (BAD-INPUTS.md: E naming the field).
+    /// So does `MissingField`: the entry is kept (a missing parent reads as a root), but the
+    /// line does not say what an entry must, and BAD-INPUTS.md asks for an error there too.
     pub fn is_line_damage(self) -> bool {
         use Code::*;
         matches!(
@@ -146,6 +148,7 @@ impl Code {
                 | MissingId
                 | InvalidId
                 | InvalidField
+                | MissingField
         )
     }
 

@@ -3,6 +3,7 @@
 //! (duplicate ids, dangling parents, self-parents, cycles) is reported and then neutralized
 //! so that no walk can loop: each damaged link is cut and its entry becomes an extra root.
 
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use crate::finding::{Code, Finding};
@@ -41,10 +42,16 @@ impl<'a> Tree<'a> {
     pub fn build(entries: &[Entry<'a>]) -> Tree<'a> {
         let n = entries.len();
         let mut findings = Vec::new();
+        // Ids point into the (cold) file: pack them on all threads first, so the sequential
+        // passes below work on compact keys that are already in cache.
+        let keys: Vec<(Key<'a>, Option<Key<'a>>)> =
+            entries.par_iter().map(|e| (Key::of(&e.id), e.parent.as_ref().map(Key::of))).collect();
         let mut lookup: FxHashMap<Key<'a>, Ix> = FxHashMap::default();
         lookup.reserve(n);
+        let mut first_of_its_id = vec![true; n];
         for (i, e) in entries.iter().enumerate() {
-            if let Some(&first) = lookup.get(&Key::of(&e.id)) {
+            if let Some(&first) = lookup.get(&keys[i].0) {
+                first_of_its_id[i] = false;
                 findings.push(
                     Finding::new(
                         Code::DuplicateId,
@@ -58,7 +65,7 @@ impl<'a> Tree<'a> {
                     .with_id(e.id.to_owned_id()),
                 );
             } else {
-                lookup.insert(Key::of(&e.id), i as Ix);
+                lookup.insert(keys[i].0.clone(), i as Ix);
             }
         }
 
@@ -72,7 +79,7 @@ impl<'a> Tree<'a> {
                     reason[i] = Some(RootReason::Root);
                     None
                 }
-                Some(p) if *p == e.id => {
+                Some(_) if keys[i].1.as_ref() == Some(&keys[i].0) => {
                     findings.push(
                         Finding::new(
                             Code::SelfParent,
@@ -84,7 +91,11 @@ impl<'a> Tree<'a> {
                     reason[i] = Some(RootReason::SelfParent);
                     None
                 }
-                Some(p) => match lookup.get(&Key::of(p)) {
+                // Appends usually continue from the entry just before: no probe needed.
+                Some(_) if i > 0 && first_of_its_id[i - 1] && keys[i].1.as_ref() == Some(&keys[i - 1].0) => {
+                    Some(i as Ix - 1)
+                }
+                Some(p) => match keys[i].1.as_ref().and_then(|k| lookup.get(k)) {
                     Some(&j) => Some(j),
                     None => {
                         findings.push(
@@ -284,23 +295,29 @@ impl<'a> Tree<'a> {
 
 /// A lookup key: short string ids (arcturn's are 8 hex digits) are packed inline, so a
 /// probe compares 16 bytes instead of chasing a pointer into the file.
-#[derive(Clone, PartialEq, Eq, Hash)]
-enum Key<'a> {
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Key<'a> {
     Int(u64),
     Short(u8, [u8; 15]),
     Long(std::borrow::Cow<'a, str>),
 }
 
 impl<'a> Key<'a> {
-    fn of(id: &Id<'a>) -> Key<'a> {
+    pub fn of(id: &Id<'a>) -> Key<'a> {
         match id {
             Id::Int(n) => Key::Int(*n),
-            Id::Str(s) if s.len() <= 15 => {
-                let mut b = [0u8; 15];
-                b[..s.len()].copy_from_slice(s.as_bytes());
-                Key::Short(s.len() as u8, b)
-            }
-            Id::Str(s) => Key::Long(s.clone()),
+            Id::Str(s) => Key::text(s),
+        }
+    }
+
+    /// The key of a string id (or any short string, such as a tool call id).
+    pub fn text(s: &std::borrow::Cow<'a, str>) -> Key<'a> {
+        if s.len() <= 15 {
+            let mut b = [0u8; 15];
+            b[..s.len()].copy_from_slice(s.as_bytes());
+            Key::Short(s.len() as u8, b)
+        } else {
+            Key::Long(s.clone())
         }
     }
 }
