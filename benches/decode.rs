@@ -6,7 +6,6 @@
 //! `cargo bench --bench decode` (env BENCH_SIZE_MB, default 256). Prints a Markdown table.
 
 #[path = "../tests/gen/mod.rs"]
-#[allow(dead_code)]
 mod gen;
 
 use std::borrow::Cow;
