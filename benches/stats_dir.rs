@@ -18,6 +18,11 @@ const SESSIONS: usize = 1000;
 const RUNS: usize = 3;
 
 fn main() {
+    // `cargo test --all-targets` runs bench targets too; only `cargo bench` passes --bench.
+    if !std::env::args().any(|a| a == "--bench") {
+        println!("stats_dir: skipped (run it with `cargo bench --bench stats_dir`)");
+        return;
+    }
     let mb: u64 = std::env::var("BENCH_DIR_MB").ok().and_then(|v| v.parse().ok()).unwrap_or(1024);
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root.join("target"));
