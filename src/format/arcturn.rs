@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::de::{cow, num, present, text_of, Content, Float, IdDe, Num, Str, Ts};
-use super::{unknown, Decoder, Fail, LineResult, Record};
+use super::{unknown, Decoder, LineResult, Record};
 use crate::finding::{Code, Finding};
 use crate::model::{Compaction, ContextEdit, Entry, Header, Kind, Message, Role, State, ToolResult, Usage};
 use crate::source::Line;
@@ -150,27 +150,9 @@ fn decode<'a>(b: &'a str, line: &Line) -> LineResult<'a> {
         Some("state") => Kind::State,
         _ => Kind::Unknown,
     };
-    let Some(id) = raw.id else {
-        if let (Kind::Unknown, Some(k)) = (kind, &kind_name) {
-            notes.push(unknown(Code::UnknownKind, n, "kind", k));
-            return Ok((Record::Other, notes));
-        }
-        return Err(Fail::Finding(Finding::at(Code::MissingId, n, None, "the entry has no `id`")));
-    };
-    match (&kind_name, kind) {
-        (None, _) => notes.push(Finding::at(Code::MissingField, n, None, "the entry has no `kind`")),
-        (Some(k), Kind::Unknown) => notes.push(unknown(Code::UnknownKind, n, "kind", k)),
-        _ => {}
-    }
-    let parent = match raw.parent_id {
-        Some(p) => p.map(|p| p.0),
-        None => {
-            notes.push(
-                Finding::at(Code::MissingField, n, None, "the entry has no `parentId` (read as a root)")
-                    .with_id(id.0.to_owned_id()),
-            );
-            None
-        }
+    let Some((id, parent)) = super::identity(n, kind, &kind_name, raw.id, raw.parent_id, "parentId", &mut notes)?
+    else {
+        return Ok((Record::Other, notes));
     };
     match raw.timestamp {
         Ts::Bad => notes.push(Finding::new(Code::InvalidTimestamp, Some(n), "unparsable entry timestamp")),
@@ -181,8 +163,7 @@ fn decode<'a>(b: &'a str, line: &Line) -> LineResult<'a> {
         Some(m) => Some(message(m, n, &mut notes)),
         None if kind == Kind::Message => {
             notes.push(
-                Finding::at(Code::MissingField, n, None, "a message entry without `message`")
-                    .with_id(id.0.to_owned_id()),
+                Finding::at(Code::MissingField, n, None, "a message entry without `message`").with_id(id.to_owned_id()),
             );
             None
         }
@@ -209,7 +190,7 @@ fn decode<'a>(b: &'a str, line: &Line) -> LineResult<'a> {
         span: line.span.clone(),
         kind,
         kind_name: kind_name.unwrap_or(Cow::Borrowed("")),
-        id: id.0,
+        id,
         parent,
         timestamp: raw.timestamp.ms(),
         message: message.map(Box::new),

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 
 use super::de::{cow, num, present, Content, IdDe, Num, Str, StrOrNum, Ts};
-use super::{unknown, Decoder, Fail, LineResult, Record};
+use super::{unknown, Decoder, LineResult, Record};
 use crate::finding::{Code, Finding};
 use crate::model::{Entry, Header, Kind, Message, Observation, Outcome, Role, Usage};
 use crate::source::Line;
@@ -139,34 +139,16 @@ fn decode<'a>(b: &'a str, line: &Line) -> LineResult<'a> {
         Some("message") => Kind::Message,
         _ => Kind::Unknown,
     };
-    let Some(id) = raw.id else {
-        if let (Kind::Unknown, Some(k)) = (kind, &kind_name) {
-            notes.push(unknown(Code::UnknownKind, n, "kind", k));
-            return Ok((Record::Other, notes));
-        }
-        return Err(Fail::Finding(Finding::at(Code::MissingId, n, None, "the record has no `id`")));
-    };
-    match (&kind_name, kind) {
-        (None, _) => notes.push(Finding::at(Code::MissingField, n, None, "the record has no `kind`")),
-        (Some(k), Kind::Unknown) => notes.push(unknown(Code::UnknownKind, n, "kind", k)),
-        _ => {}
-    }
-    let parent = match raw.parent_id {
-        Some(p) => p.map(|p| p.0),
-        None => {
-            notes.push(
-                Finding::at(Code::MissingField, n, None, "the message has no `parent_id` (read as a root)")
-                    .with_id(id.0.to_owned_id()),
-            );
-            None
-        }
+    let Some((id, parent)) = super::identity(n, kind, &kind_name, raw.id, raw.parent_id, "parent_id", &mut notes)?
+    else {
+        return Ok((Record::Other, notes));
     };
     let message = match raw.message {
         Some(m) => Some(message(m, n, &mut notes)),
         None if kind == Kind::Message => {
             notes.push(
                 Finding::at(Code::MissingField, n, None, "a message record without `message`")
-                    .with_id(id.0.to_owned_id()),
+                    .with_id(id.to_owned_id()),
             );
             None
         }
@@ -177,7 +159,7 @@ fn decode<'a>(b: &'a str, line: &Line) -> LineResult<'a> {
         span: line.span.clone(),
         kind,
         kind_name: kind_name.unwrap_or(Cow::Borrowed("")),
-        id: id.0,
+        id,
         parent,
         timestamp: None,
         message: message.map(Box::new),

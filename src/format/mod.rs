@@ -20,7 +20,7 @@ use serde::de::IgnoredAny;
 
 use crate::error::{Error, Result};
 use crate::finding::{Code, Finding};
-use crate::model::{Entry, Format, Header, Observation};
+use crate::model::{Entry, Format, Header, Id, Kind, Observation};
 use crate::source::{Line, Source};
 
 /// Below this size a file is decoded on one thread: splitting costs more than it saves.
@@ -560,6 +560,44 @@ fn excerpt(b: &[u8]) -> String {
 /// Range helper for the decoders.
 pub fn span_of(line: &Line) -> Range<usize> {
     line.span.clone()
+}
+
+/// What makes a line a tree entry, decided the same way in every format: an id (without one
+/// the line is not an entry: an unknown kind is kept as a non-node record, anything else is
+/// `missing_id`), a known kind (else a warning), and a parent link (a missing one reads as a
+/// root, with an error naming the field). `Ok(None)`: keep the line as a non-node record.
+pub fn identity<'a>(
+    n: u32,
+    kind: Kind,
+    kind_name: &Option<Cow<'a, str>>,
+    id: Option<de::IdDe<'a>>,
+    parent: Option<Option<de::IdDe<'a>>>,
+    parent_field: &str,
+    notes: &mut Vec<Finding>,
+) -> std::result::Result<Option<(Id<'a>, Option<Id<'a>>)>, Fail> {
+    let Some(id) = id else {
+        if let (Kind::Unknown, Some(k)) = (kind, kind_name) {
+            notes.push(unknown(Code::UnknownKind, n, "kind", k));
+            return Ok(None);
+        }
+        return Err(Fail::Finding(Finding::at(Code::MissingId, n, None, "the line has no `id`")));
+    };
+    match (kind_name, kind) {
+        (None, _) => notes.push(Finding::at(Code::MissingField, n, None, "the line has no `kind`")),
+        (Some(k), Kind::Unknown) => notes.push(unknown(Code::UnknownKind, n, "kind", k)),
+        _ => {}
+    }
+    let parent = match parent {
+        Some(p) => p.map(|p| p.0),
+        None => {
+            notes.push(
+                Finding::at(Code::MissingField, n, None, format!("the entry has no `{parent_field}` (read as a root)"))
+                    .with_id(id.0.to_owned_id()),
+            );
+            None
+        }
+    };
+    Ok(Some((id.0, parent)))
 }
 
 /// Shared by both decoders: a note about a kind-like name this tool does not know.
