@@ -191,14 +191,6 @@ impl Text<'_> {
             Text::Json(raw) => unescape_json_str(raw, max_chars),
         }
     }
-
-    /// Size of the text as stored, in bytes (raw for JSON literals: a fast estimate).
-    pub fn stored_len(&self) -> usize {
-        match self {
-            Text::Plain(s) => s.len(),
-            Text::Json(raw) => raw.len().saturating_sub(2),
-        }
-    }
 }
 
 /// Decode a JSON string literal leniently, stopping after `max_chars` characters. The input

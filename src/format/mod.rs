@@ -13,7 +13,6 @@ pub mod skim;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::ops::Range;
 
 use rayon::prelude::*;
 use serde::de::IgnoredAny;
@@ -557,11 +556,6 @@ fn excerpt(b: &[u8]) -> String {
     format!("`{s}`")
 }
 
-/// Range helper for the decoders.
-pub fn span_of(line: &Line) -> Range<usize> {
-    line.span.clone()
-}
-
 /// What makes a line a tree entry, decided the same way in every format: an id (without one
 /// the line is not an entry: an unknown kind is kept as a non-node record, anything else is
 /// `missing_id`), a known kind (else a warning), and a parent link (a missing one reads as a
@@ -603,11 +597,6 @@ pub fn identity<'a>(
 /// Shared by both decoders: a note about a kind-like name this tool does not know.
 pub fn unknown(code: Code, line: u32, what: &str, name: &str) -> Finding {
     Finding::new(code, Some(line), format!("unknown {what} `{name}` (kept and shown as is)"))
-}
-
-/// Shared by both decoders.
-pub fn cow_str<'a>(s: &Option<de::Str<'a>>) -> Option<Cow<'a, str>> {
-    s.as_ref().map(|s| s.0.clone())
 }
 
 #[cfg(test)]
