@@ -157,6 +157,21 @@ fn linear_run(s: &Session<'_>, start: Ix, latest: Option<Ix>) -> Vec<Ix> {
     run
 }
 
+/// Every branch point on the way down adds a column of connectors; a session resumed from
+/// older turns thousands of times would push its rows off any screen (and make the output
+/// quadratic). Past `max` columns, the outer levels are folded into a count.
+fn fold_indent(prefix: &str, max: usize) -> String {
+    const LEVEL: usize = 3;
+    let columns = prefix.chars().count();
+    if columns <= max.max(4 * LEVEL) {
+        return prefix.to_string();
+    }
+    let keep = (max.max(4 * LEVEL) / LEVEL - 2) * LEVEL;
+    let hidden = (columns - keep) / LEVEL;
+    let tail: String = prefix.chars().skip(columns - keep).collect();
+    format!("┆{hidden}┆ {tail}")
+}
+
 /// What every row of one rendering shares.
 struct Rows<'c, 's, 'a> {
     ctx: &'c Ctx,
@@ -169,6 +184,8 @@ struct Rows<'c, 's, 'a> {
 impl Rows<'_, '_, '_> {
     fn print(&self, i: Ix, prefix: &str, out: &mut dyn Write) -> std::io::Result<()> {
         let p = &self.ctx.palette;
+        let folded = fold_indent(prefix, self.ctx.width / 3);
+        let prefix = folded.as_str();
         let on_path = self.on_path[i as usize];
         let is_latest = Some(i) == self.latest;
         let mark = if on_path { p.marker("•") } else { " ".to_string() };
@@ -176,5 +193,22 @@ impl Rows<'_, '_, '_> {
         let row = text::entry_row(self.s, i, &self.descs[i as usize], p, self.ctx.width, used, !on_path && p.is_on());
         let tail = if is_latest { format!(" {}", p.marker("◀ latest")) } else { String::new() };
         writeln!(out, "{}{mark} {row}{tail}", p.dim(prefix))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fold_indent;
+
+    #[test]
+    fn deep_indentation_folds_into_a_count() {
+        assert_eq!(fold_indent("│  └─ ", 40), "│  └─ ");
+        let deep = "│  ".repeat(100) + "└─ ";
+        let folded = fold_indent(&deep, 40);
+        assert!(folded.chars().count() <= 40, "{folded}");
+        assert!(folded.starts_with("┆"), "{folded}");
+        assert!(folded.ends_with("└─ "), "the nearest levels stay: {folded}");
+        let hidden: usize = folded.trim_start_matches('┆').split('┆').next().unwrap().parse().unwrap();
+        assert_eq!(hidden * 3 + folded.chars().count() - format!("┆{hidden}┆ ").chars().count(), deep.chars().count());
     }
 }
