@@ -2,7 +2,7 @@
 //! current project when no file is named (what the agents' own `--continue` would pick).
 
 use std::fs;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 /// Every `*.jsonl` file under `dir`, recursively, sorted by path for stable output.
@@ -70,19 +70,8 @@ pub fn crab_stamp(p: &Path) -> Option<i64> {
 fn header_cwd(p: &Path) -> Option<String> {
     let f = fs::File::open(p).ok()?;
     let mut first = Vec::new();
-    BufReader::new(f).take_line(&mut first)?;
+    // Headers are small; never read more than 1 MiB looking for the newline.
+    BufReader::new(f).take(1 << 20).read_until(b'\n', &mut first).ok()?;
     let v: serde_json::Value = serde_json::from_slice(&first).ok()?;
     v.get("cwd")?.as_str().map(str::to_string)
-}
-
-trait TakeLine {
-    fn take_line(self, buf: &mut Vec<u8>) -> Option<()>;
-}
-
-impl<R: BufRead> TakeLine for R {
-    fn take_line(self, buf: &mut Vec<u8>) -> Option<()> {
-        // Headers are small; never read more than 1 MiB looking for the newline.
-        self.take(1 << 20).read_until(b'\n', buf).ok()?;
-        Some(())
-    }
 }
