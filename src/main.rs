@@ -10,6 +10,12 @@ use arcturn_inspect::error::Error;
 use arcturn_inspect::sanitize;
 use clap::Parser;
 
+// Loading a session makes about a million small allocations on all threads (entries,
+// messages, findings); mimalloc serves them with less locking and fewer page faults than
+// the system allocator.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     if std::env::args_os().len() <= 1 {
         let _ = io::stderr().lock().write_all(cmd::overview().as_bytes());

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::de::{cow, num, present, text_of, Content, Float, IdDe, Num, Str, Ts};
-use super::{unknown, Decoder, LineResult, Record};
+use super::{unknown, Decoder, Effort, LineResult, Record};
 use crate::finding::{Code, Finding};
 use crate::model::{Compaction, ContextEdit, Entry, Header, Kind, Message, Role, State, ToolResult, Usage};
 use crate::source::Line;
@@ -121,8 +121,8 @@ struct RawDetails<'a> {
     path: Option<Str<'a>>,
 }
 
-fn decode<'a>(b: &'a str, line: &Line) -> LineResult<'a> {
-    let raw: RawLine<'a> = super::parse(b)?;
+fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
+    let raw: RawLine<'a> = super::parse(b, effort)?;
     let n = line.number;
     let mut notes = Vec::new();
     let kind_name = raw.kind.as_ref().or(raw.ty.as_ref()).map(|k| k.0.clone());

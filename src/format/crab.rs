@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 
 use super::de::{cow, num, present, Content, IdDe, Num, Str, StrOrNum, Ts};
-use super::{unknown, Decoder, LineResult, Record};
+use super::{unknown, Decoder, Effort, LineResult, Record};
 use crate::finding::{Code, Finding};
 use crate::model::{Entry, Header, Kind, Message, Observation, Outcome, Role, Usage};
 use crate::source::Line;
@@ -114,8 +114,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawOutcome<'a> {
     }
 }
 
-fn decode<'a>(b: &'a str, line: &Line) -> LineResult<'a> {
-    let raw: RawLine<'a> = super::parse(b)?;
+fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
+    let raw: RawLine<'a> = super::parse(b, effort)?;
     let n = line.number;
     let mut notes = Vec::new();
     let kind_name = raw.kind.as_ref().map(|k| k.0.clone());

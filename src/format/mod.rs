@@ -48,6 +48,18 @@ pub enum Fail {
     Finding(Finding),
     /// Nested past [`MAX_NESTING`] at this 1-based column.
     TooDeep(usize),
+    /// The skimmer declined the line and [`Effort::Skim`] was asked for.
+    Declined,
+}
+
+/// How hard [`parse`] tries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effort {
+    /// The skimmer alone: whatever it declines is [`Fail::Declined`], for the caller to
+    /// retry with `Full` after its own preparation (lone-surrogate repair).
+    Skim,
+    /// The skimmer, then serde_json for anything it declines.
+    Full,
 }
 
 /// A decoded line and the notes made about it, or why it failed.
@@ -55,7 +67,7 @@ pub type LineResult<'a> = std::result::Result<(Record<'a>, Vec<Finding>), Fail>;
 
 /// A format's per-line decoder.
 pub struct Decoder {
-    pub decode: for<'a> fn(&'a str, &Line) -> LineResult<'a>,
+    pub decode: for<'a> fn(&'a str, &Line, Effort) -> LineResult<'a>,
     /// Re-parse a line that failed, naming the field at fault.
     pub explain: fn(&[u8]) -> Option<String>,
 }
@@ -146,7 +158,7 @@ fn decode_one<'a>(bytes: &'a [u8], line: &Line, dec: &Decoder) -> LineOut<'a> {
         out.blank = true;
         return out;
     }
-    let Ok(mut text) = simdutf8::basic::from_utf8(b) else {
+    let Ok(text) = simdutf8::basic::from_utf8(b) else {
         let at = simdutf8::compat::from_utf8(b).err().map(|e| e.valid_up_to()).unwrap_or(0);
         out.findings.push(Finding::at(
             Code::InvalidUtf8,
@@ -156,21 +168,13 @@ fn decode_one<'a>(bytes: &'a [u8], line: &Line, dec: &Decoder) -> LineOut<'a> {
         ));
         return out;
     };
-    if let Some(repaired) = repair_lone_surrogates(b) {
-        out.findings.push(Finding::at(
-            Code::LoneSurrogate,
-            line.number,
-            None,
-            "lone surrogate escape (a string cut mid-emoji) repaired to U+FFFD",
-        ));
-        // Entries borrow from the line they came from. A repaired line is a fresh buffer
-        // that has to live as long as the source; lines that need repair are rare and
-        // small, so giving them the program's lifetime is the simplest correct owner.
-        // (Only ASCII escapes were rewritten, so the text is still UTF-8.)
-        let fixed = String::from_utf8(repaired).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-        text = Box::leak(fixed.into_boxed_str());
-    }
-    match (dec.decode)(text, line) {
+    // Nearly every line is taken by the skimmer in one pass; the rest (control bytes, lone
+    // surrogates, anything invalid) take the careful path.
+    let (text, result) = match (dec.decode)(text, line, Effort::Skim) {
+        Err(Fail::Declined) => careful(text, line, dec, &mut out.findings),
+        r => (text, r),
+    };
+    match result {
         Ok((record, findings)) => {
             out.record = Some(record);
             out.findings.extend(findings);
@@ -185,8 +189,30 @@ fn decode_one<'a>(bytes: &'a [u8], line: &Line, dec: &Decoder) -> LineOut<'a> {
             format!("nesting too deep (limit {MAX_NESTING})"),
         )),
         Err(Fail::Json(e)) => out.findings.push(classify(text.as_bytes(), line.number, &e, dec)),
+        Err(Fail::Declined) => unreachable!("a full parse never declines"),
     }
     out
+}
+
+/// The path for lines the skimmer declined: repair lone surrogates, then parse with
+/// serde_json as the fallback. Returns the text the result borrows from.
+fn careful<'a>(text: &'a str, line: &Line, dec: &Decoder, findings: &mut Vec<Finding>) -> (&'a str, LineResult<'a>) {
+    let mut text = text;
+    if let Some(repaired) = repair_lone_surrogates(text.as_bytes()) {
+        findings.push(Finding::at(
+            Code::LoneSurrogate,
+            line.number,
+            None,
+            "lone surrogate escape (a string cut mid-emoji) repaired to U+FFFD",
+        ));
+        // Entries borrow from the line they came from. A repaired line is a fresh buffer
+        // that has to live as long as the source; lines that need repair are rare and
+        // small, so giving them the program's lifetime is the simplest correct owner.
+        // (Only ASCII escapes were rewritten, so the text is still UTF-8.)
+        let fixed = String::from_utf8(repaired).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        text = Box::leak(fixed.into_boxed_str());
+    }
+    (text, (dec.decode)(text, line, Effort::Full))
 }
 
 /// How deeply arrays and objects may nest in a line: serde_json's recursion limit, which
@@ -257,13 +283,16 @@ fn classify(b: &[u8], line: u32, err: &serde_json::Error, dec: &Decoder) -> Find
 /// Parse one line into a decoder's raw type: the skimmer first, serde_json when the skimmer
 /// declines (a line with control bytes, anything it rejects). serde_json has the last word,
 /// so a line the skimmer cannot handle is never called damaged because of it.
-pub fn parse<'a, T: serde::Deserialize<'a>>(text: &'a str) -> std::result::Result<T, Fail> {
+pub fn parse<'a, T: serde::Deserialize<'a>>(text: &'a str, effort: Effort) -> std::result::Result<T, Fail> {
     if !skim::has_control_bytes(text.as_bytes()) {
         match skim::from_str(text) {
             Ok(v) => return Ok(v),
             Err(skim::Error::TooDeep(col)) => return Err(Fail::TooDeep(col)),
             Err(skim::Error::Declined) => {}
         }
+    }
+    if effort == Effort::Skim {
+        return Err(Fail::Declined);
     }
     if let Some(col) = too_deep(text.as_bytes()) {
         return Err(Fail::TooDeep(col));

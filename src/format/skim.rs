@@ -121,11 +121,16 @@ impl<'de> Skim<'de> {
             match self.b.get(self.i + 1) {
                 Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => self.i += 2,
                 Some(b'u') => {
-                    let hex = self.b.get(self.i + 2..self.i + 6).ok_or(DECLINED)?;
-                    if !hex.iter().all(u8::is_ascii_hexdigit) {
-                        return Err(DECLINED);
-                    }
-                    self.i += 6;
+                    // A surrogate must come as a high-low pair: a lone one is declined, so
+                    // the caller's repair path (U+FFFD, with a warning) handles the line.
+                    self.i += match hex_at(self.b, self.i + 2)? {
+                        0xD800..=0xDBFF => match (self.b.get(self.i + 6..self.i + 8), hex_at(self.b, self.i + 8)) {
+                            (Some(b"\\u"), Ok(0xDC00..=0xDFFF)) => 12,
+                            _ => return Err(DECLINED),
+                        },
+                        0xDC00..=0xDFFF => return Err(DECLINED),
+                        _ => 6,
+                    };
                 }
                 _ => return Err(DECLINED),
             }
@@ -335,6 +340,12 @@ fn unescape(s: &str) -> Result<String> {
     }
     out.push_str(rest);
     Ok(out)
+}
+
+/// The four hex digits at `at`, as a number.
+fn hex_at(b: &[u8], at: usize) -> Result<u32> {
+    let digits = b.get(at..at + 4).ok_or(DECLINED)?;
+    digits.iter().try_fold(0, |v, &c| Ok(v * 16 + (c as char).to_digit(16).ok_or(DECLINED)?))
 }
 
 fn hex4(s: &str) -> Result<u32> {
@@ -575,6 +586,25 @@ mod tests {
         ] {
             assert!(from_str::<Only>(bad).is_err(), "{bad}");
             assert!(serde_json::from_str::<Only>(bad).is_err());
+        }
+    }
+
+    #[test]
+    fn lone_surrogates_are_declined_even_when_skipped() {
+        #[derive(serde::Deserialize, Debug)]
+        struct Only {
+            a: u64,
+        }
+        for bad in [
+            r#"{"a":1,"skip":"x\ud83d"}"#,
+            r#"{"a":1,"skip":"\ude00x"}"#,
+            r#"{"a":1,"skip":"\ud83d\u0041"}"#,
+            r#"{"a":1,"skip":"\ud83d\n"}"#,
+        ] {
+            assert_eq!(from_str::<Only>(bad).unwrap_err(), Error::Declined, "{bad}");
+        }
+        for good in [r#"{"a":1,"skip":"\ud83d\ude00"}"#, r#"{"a":1,"skip":"\\ud83d"}"#] {
+            assert_eq!(from_str::<Only>(good).unwrap().a, 1, "{good}");
         }
     }
 
