@@ -2,15 +2,14 @@
 //! `check` runs (tool calls and results that do not pair up, compactions whose target is not
 //! on their own path).
 
-use rayon::prelude::*;
 use rustc_hash::FxHashSet as HashSet;
 
 use serde::Serialize;
 
 use crate::finding::{Code, Finding, Severity};
-use crate::model::{Format, Kind, Role};
+use crate::model::{Entry, Format, Key, Kind, Role, ToolSide};
 use crate::session::Session;
-use crate::tree::{quoted, Ix, Key};
+use crate::tree::{quoted, Ix};
 
 /// `check`'s view of one file. Serializes to the JSON contract.
 #[derive(Debug, Serialize)]
@@ -54,82 +53,38 @@ pub fn check(s: &Session<'_>, strict: bool) -> Report {
     }
 }
 
-/// A tool call or result, by entry, with its id packed for cheap set lookups.
-enum Tool<'a> {
-    /// A call whose turn ran (a result is expected).
-    Ran(Key<'a>, &'a str),
-    /// A call whose turn was refused or aborted.
-    NotRun(Key<'a>),
-    Result(Option<(Key<'a>, &'a str)>),
-}
-
 fn lint(s: &Session<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
-    // Call ids point into the (cold) file: gather and pack them on all threads, then match
-    // them in compact sets.
-    let tools: Vec<(Ix, Tool)> = s
-        .entries
-        .par_iter()
-        .enumerate()
-        .flat_map_iter(|(i, e)| {
-            let mut v = Vec::new();
-            if let Some(m) = &e.message {
-                // A refused or aborted turn's tool calls never ran: no result is expected.
-                let ran = m.role == Role::Assistant
-                    && !matches!(m.stop_reason.as_deref(), Some("refusal" | "aborted" | "error"));
-                for c in &m.tool_calls {
-                    if let Some(id) = &c.id {
-                        v.push((
-                            i as Ix,
-                            if ran { Tool::Ran(Key::text(id), id.as_ref()) } else { Tool::NotRun(Key::text(id)) },
-                        ));
-                    }
-                }
-                for r in &m.tool_results {
-                    v.push((i as Ix, Tool::Result(r.call_id.as_ref().map(|id| (Key::text(id), id.as_ref())))));
-                }
-            }
-            v
-        })
-        .collect();
+    // The call ids were packed while decoding: pairing works on compact keys in cache.
     let mut results: HashSet<&Key> = HashSet::default();
     let mut called: HashSet<&Key> = HashSet::default();
-    for (_, t) in &tools {
-        match t {
-            Tool::Ran(k, _) | Tool::NotRun(k) => {
-                called.insert(k);
-            }
-            Tool::Result(Some((k, _))) => {
-                results.insert(k);
-            }
-            Tool::Result(None) => {}
+    for t in &s.tools {
+        if let Some(k) = &t.key {
+            match t.side {
+                ToolSide::Call => called.insert(k),
+                ToolSide::Result => results.insert(k),
+            };
         }
     }
-    for (i, t) in &tools {
-        let e = s.entry(*i);
-        match t {
-            Tool::Ran(k, id) if !results.contains(k) => out.push(
-                Finding::new(
-                    Code::ToolCallWithoutResult,
-                    Some(e.line),
-                    format!("tool call `{id}` has no result anywhere in the file"),
-                )
-                .with_id(e.id.to_owned_id()),
+    for t in &s.tools {
+        let e = s.entry(t.entry);
+        let finding = match (t.side, &t.key) {
+            (ToolSide::Call, Some(k)) if !results.contains(k) && ran(e) => Finding::new(
+                Code::ToolCallWithoutResult,
+                Some(e.line),
+                format!("tool call `{}` has no result anywhere in the file", k.as_str()),
             ),
-            Tool::Result(Some((k, id))) if !called.contains(k) => out.push(
-                Finding::new(
-                    Code::ToolResultWithoutCall,
-                    Some(e.line),
-                    format!("tool result for `{id}`, but no entry makes that call"),
-                )
-                .with_id(e.id.to_owned_id()),
+            (ToolSide::Result, Some(k)) if !called.contains(k) => Finding::new(
+                Code::ToolResultWithoutCall,
+                Some(e.line),
+                format!("tool result for `{}`, but no entry makes that call", k.as_str()),
             ),
-            Tool::Result(None) => out.push(
+            (ToolSide::Result, None) => {
                 Finding::new(Code::ToolResultWithoutCall, Some(e.line), "tool result without a call id")
-                    .with_id(e.id.to_owned_id()),
-            ),
-            _ => {}
-        }
+            }
+            _ => continue,
+        };
+        out.push(finding.with_id(e.id.to_owned_id()));
     }
     for (i, e) in s.entries.iter().enumerate() {
         if e.kind != Kind::Compaction {
@@ -166,4 +121,11 @@ fn lint(s: &Session<'_>) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// Whether an entry's tool calls ran: a refused or aborted turn's calls expect no result.
+fn ran(e: &Entry<'_>) -> bool {
+    e.message.as_ref().is_some_and(|m| {
+        m.role == Role::Assistant && !matches!(m.stop_reason.as_deref(), Some("refusal" | "aborted" | "error"))
+    })
 }

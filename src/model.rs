@@ -94,6 +94,63 @@ impl Serialize for Id<'_> {
     }
 }
 
+/// A lookup key: short string ids (arcturn's are 8 hex digits) are packed inline, so a
+/// probe compares 16 bytes instead of chasing a pointer into the file.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Key<'a> {
+    Int(u64),
+    Short(u8, [u8; 15]),
+    Long(Cow<'a, str>),
+}
+
+impl<'a> Key<'a> {
+    pub fn of(id: &Id<'a>) -> Key<'a> {
+        match id {
+            Id::Int(n) => Key::Int(*n),
+            Id::Str(s) => Key::text(s),
+        }
+    }
+
+    /// The key of a string id (or any short string, such as a tool call id).
+    pub fn text(s: &Cow<'a, str>) -> Key<'a> {
+        if s.len() <= 15 {
+            let mut b = [0u8; 15];
+            b[..s.len()].copy_from_slice(s.as_bytes());
+            Key::Short(s.len() as u8, b)
+        } else {
+            Key::Long(s.clone())
+        }
+    }
+}
+
+impl Key<'_> {
+    /// The text of a string key (empty for an integer).
+    pub fn as_str(&self) -> &str {
+        match self {
+            Key::Int(_) => "",
+            Key::Short(n, b) => std::str::from_utf8(&b[..*n as usize]).unwrap_or_default(),
+            Key::Long(s) => s,
+        }
+    }
+}
+
+/// A tool call or result made by an entry, with its call id packed while the line was in
+/// cache, for the pairing check over the whole file.
+#[derive(Clone, Debug)]
+pub struct ToolUse<'a> {
+    /// The entry's position in file order.
+    pub entry: u32,
+    pub side: ToolSide,
+    /// The call id; `None` for a result that names none (a call without an id is not listed).
+    pub key: Option<Key<'a>>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ToolSide {
+    Call,
+    Result,
+}
+
 /// The first line of a file when it describes the session rather than an entry
 /// (arcturn `session` header, crab `meta`).
 #[derive(Clone, Debug, Default)]

@@ -4,7 +4,7 @@
 use crate::error::{Error, Result};
 use crate::finding::{Code, Finding, Severity};
 use crate::format::{self, repair_lone_surrogates};
-use crate::model::{Entry, Format, Header, Id, Observation};
+use crate::model::{Entry, Format, Header, Id, Observation, ToolUse};
 use crate::source::Source;
 use crate::tree::{Ix, Tree};
 
@@ -14,6 +14,8 @@ pub struct Session<'a> {
     pub header: Option<Header<'a>>,
     /// Tree entries (arcturn entries, crab messages) in file order.
     pub entries: Vec<Entry<'a>>,
+    /// Every tool call and result, in file order.
+    pub tools: Vec<ToolUse<'a>>,
     /// crab observation records in file order.
     pub observations: Vec<Observation<'a>>,
     /// Records that are neither entries, observations nor the header.
@@ -29,8 +31,8 @@ impl<'a> Session<'a> {
     /// Decode and index a source. Fails only when the input cannot be read as a session at
     /// all; damaged lines become findings.
     pub fn load(source: &'a Source, format: Option<Format>) -> Result<Session<'a>> {
-        let d = format::decode(source, format)?;
-        let tree = Tree::build(&d.entries);
+        let mut d = format::decode(source, format)?;
+        let tree = Tree::with_keys(&d.entries, std::mem::take(&mut d.keys));
         let mut findings = d.findings;
         findings.extend(tree.findings.iter().cloned());
         if d.format == Format::Arcturn && d.header.is_none() && !d.entries.is_empty() {
@@ -83,6 +85,7 @@ impl<'a> Session<'a> {
             format: d.format,
             header: d.header,
             entries: d.entries,
+            tools: d.tools,
             observations: d.observations,
             others: d.others,
             lines: d.lines,

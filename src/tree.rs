@@ -7,7 +7,8 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use crate::finding::{Code, Finding};
-use crate::model::{Entry, Id};
+use crate::format::EntryKeys;
+use crate::model::{Entry, Id, Key};
 
 /// Entry positions are indices into the session's `entries` (file order).
 pub type Ix = u32;
@@ -39,13 +40,18 @@ pub struct Tree<'a> {
 }
 
 impl<'a> Tree<'a> {
+    /// Index entries, packing their ids first.
     pub fn build(entries: &[Entry<'a>]) -> Tree<'a> {
+        let keys: Vec<EntryKeys<'a>> =
+            entries.par_iter().map(|e| (Key::of(&e.id), e.parent.as_ref().map(Key::of))).collect();
+        Tree::with_keys(entries, keys)
+    }
+
+    /// Index entries whose ids were packed while decoding (`keys[i]` is entry `i`'s id and
+    /// parent).
+    pub fn with_keys(entries: &[Entry<'a>], keys: Vec<EntryKeys<'a>>) -> Tree<'a> {
         let n = entries.len();
         let mut findings = Vec::new();
-        // Ids point into the (cold) file: pack them on all threads first, so the sequential
-        // passes below work on compact keys that are already in cache.
-        let keys: Vec<(Key<'a>, Option<Key<'a>>)> =
-            entries.par_iter().map(|e| (Key::of(&e.id), e.parent.as_ref().map(Key::of))).collect();
         let mut lookup: FxHashMap<Key<'a>, Ix> = FxHashMap::default();
         lookup.reserve(n);
         let mut first_of_its_id = vec![true; n];
@@ -290,35 +296,6 @@ impl<'a> Tree<'a> {
             at = self.parent(x);
         }
         false
-    }
-}
-
-/// A lookup key: short string ids (arcturn's are 8 hex digits) are packed inline, so a
-/// probe compares 16 bytes instead of chasing a pointer into the file.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Key<'a> {
-    Int(u64),
-    Short(u8, [u8; 15]),
-    Long(std::borrow::Cow<'a, str>),
-}
-
-impl<'a> Key<'a> {
-    pub fn of(id: &Id<'a>) -> Key<'a> {
-        match id {
-            Id::Int(n) => Key::Int(*n),
-            Id::Str(s) => Key::text(s),
-        }
-    }
-
-    /// The key of a string id (or any short string, such as a tool call id).
-    pub fn text(s: &std::borrow::Cow<'a, str>) -> Key<'a> {
-        if s.len() <= 15 {
-            let mut b = [0u8; 15];
-            b[..s.len()].copy_from_slice(s.as_bytes());
-            Key::Short(s.len() as u8, b)
-        } else {
-            Key::Long(s.clone())
-        }
     }
 }
 

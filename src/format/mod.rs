@@ -19,7 +19,7 @@ use serde::de::IgnoredAny;
 
 use crate::error::{Error, Result};
 use crate::finding::{Code, Finding};
-use crate::model::{Entry, Format, Header, Id, Kind, Observation};
+use crate::model::{Entry, Format, Header, Id, Key, Kind, Observation, ToolSide, ToolUse};
 use crate::source::{Line, Source};
 
 /// Below this size a file is decoded on one thread: splitting costs more than it saves.
@@ -84,6 +84,10 @@ pub struct Decoded<'a> {
     pub format: Format,
     pub header: Option<Header<'a>>,
     pub entries: Vec<Entry<'a>>,
+    /// Each entry's id and parent, packed for the tree index (same order as `entries`).
+    pub keys: Vec<EntryKeys<'a>>,
+    /// Every tool call and result, in file order, for the pairing check.
+    pub tools: Vec<ToolUse<'a>>,
     pub observations: Vec<Observation<'a>>,
     /// Records that are neither entries, observations nor the header.
     pub others: u32,
@@ -93,6 +97,9 @@ pub struct Decoded<'a> {
     pub findings: Vec<Finding>,
 }
 
+/// An entry's id and parent as lookup keys.
+pub type EntryKeys<'a> = (Key<'a>, Option<Key<'a>>);
+
 /// Decode a whole source. `forced` skips detection.
 pub fn decode(source: &Source, forced: Option<Format>) -> Result<Decoded<'_>> {
     let format = match forced {
@@ -100,7 +107,6 @@ pub fn decode(source: &Source, forced: Option<Format>) -> Result<Decoded<'_>> {
         None => detect(source)?,
     };
     let dec = decoder(format);
-    let bytes = source.bytes();
     let body = source.body();
     let threads = rayon::current_num_threads();
     let chunks = if body.len() < PARALLEL_MIN_BYTES || threads < 2 {
@@ -110,88 +116,129 @@ pub fn decode(source: &Source, forced: Option<Format>) -> Result<Decoded<'_>> {
     };
     // Each chunk numbers its lines from 1; the true numbers are known once every chunk has
     // counted its lines, which saves a counting pass over the bytes.
-    let mut outs: Vec<Vec<LineOut>> = chunks
+    let parts: Vec<Part> = chunks
         .into_par_iter()
-        .map(|chunk| source.lines_in(chunk, 1).map(|l| decode_one(bytes, &l, &dec)).collect())
+        .map(|chunk| {
+            let mut part = Part::default();
+            for line in source.lines_in(chunk, 1) {
+                part.add_line(source.bytes(), &line, &dec);
+            }
+            part
+        })
         .collect();
-    let mut offset = 0u32;
-    for chunk in &mut outs {
-        let n = chunk.len() as u32;
-        if offset > 0 {
-            chunk.iter_mut().for_each(|o| o.shift(offset));
-        }
-        offset += n;
-    }
-    Ok(assemble(source, format, outs.into_iter().flatten(), offset))
+    Ok(merge(source, format, parts))
 }
 
-/// The per-line result before assembly.
-struct LineOut<'a> {
-    line: u32,
-    terminated: bool,
-    blank: bool,
-    record: Option<Record<'a>>,
+/// What one chunk of lines decoded to, with line numbers and entry positions local to the
+/// chunk until [`merge`] shifts them.
+#[derive(Default)]
+struct Part<'a> {
+    lines: u32,
+    entries: Vec<Entry<'a>>,
+    keys: Vec<EntryKeys<'a>>,
+    tools: Vec<ToolUse<'a>>,
+    observations: Vec<Observation<'a>>,
+    headers: Vec<Header<'a>>,
+    others: u32,
+    blank_lines: u32,
+    /// The first few blank lines, for the finding.
+    blank_at: Vec<u32>,
+    first_content: Option<u32>,
+    /// The last non-blank line, and whether it ended with a newline.
+    last_content: Option<(u32, bool)>,
     findings: Vec<Finding>,
 }
 
-impl LineOut<'_> {
-    /// Renumber a line decoded with chunk-local numbers.
-    fn shift(&mut self, by: u32) {
-        self.line += by;
-        for f in &mut self.findings {
-            f.line = f.line.map(|l| l + by);
+impl<'a> Part<'a> {
+    fn add_line(&mut self, bytes: &'a [u8], line: &Line, dec: &Decoder) {
+        self.lines += 1;
+        let b = &bytes[line.span.clone()];
+        if b.iter().all(|c| matches!(c, b' ' | b'\t' | b'\r')) {
+            self.blank_lines += 1;
+            if self.blank_at.len() < 10 {
+                self.blank_at.push(line.number);
+            }
+            return;
         }
-        match &mut self.record {
-            Some(Record::Header(h)) => h.line += by,
-            Some(Record::Entry(e)) => e.line += by,
-            Some(Record::Observation(o)) => o.line += by,
-            Some(Record::Other) | None => {}
+        self.first_content.get_or_insert(line.number);
+        self.last_content = Some((line.number, line.terminated));
+        let Ok(text) = simdutf8::basic::from_utf8(b) else {
+            let at = simdutf8::compat::from_utf8(b).err().map(|e| e.valid_up_to()).unwrap_or(0);
+            self.findings.push(Finding::at(
+                Code::InvalidUtf8,
+                line.number,
+                Some(at as u32 + 1),
+                format!("invalid UTF-8 at byte {} of the line", at + 1),
+            ));
+            return;
+        };
+        // Nearly every line is taken by the skimmer in one pass; the rest (control bytes,
+        // lone surrogates, anything invalid) take the careful path.
+        let (text, result) = match (dec.decode)(text, line, Effort::Skim) {
+            Err(Fail::Declined) => careful(text, line, dec, &mut self.findings),
+            r => (text, r),
+        };
+        match result {
+            Ok((record, notes)) => {
+                self.findings.extend(notes);
+                self.add_record(record);
+            }
+            Err(Fail::Finding(f)) => self.findings.push(f),
+            // The typed decoders skip payloads they do not read, so such a line would index
+            // fine and then fail in every view that re-reads it (`show`, `export`, ...).
+            Err(Fail::TooDeep(col)) => self.findings.push(Finding::at(
+                Code::NestingTooDeep,
+                line.number,
+                Some(col as u32),
+                format!("nesting too deep (limit {MAX_NESTING})"),
+            )),
+            Err(Fail::Json(e)) => self.findings.push(classify(text.as_bytes(), line.number, &e, dec)),
+            Err(Fail::Declined) => unreachable!("a full parse never declines"),
         }
     }
-}
 
-fn decode_one<'a>(bytes: &'a [u8], line: &Line, dec: &Decoder) -> LineOut<'a> {
-    let mut out =
-        LineOut { line: line.number, terminated: line.terminated, blank: false, record: None, findings: vec![] };
-    let b = &bytes[line.span.clone()];
-    if b.iter().all(|c| matches!(c, b' ' | b'\t' | b'\r')) {
-        out.blank = true;
-        return out;
-    }
-    let Ok(text) = simdutf8::basic::from_utf8(b) else {
-        let at = simdutf8::compat::from_utf8(b).err().map(|e| e.valid_up_to()).unwrap_or(0);
-        out.findings.push(Finding::at(
-            Code::InvalidUtf8,
-            line.number,
-            Some(at as u32 + 1),
-            format!("invalid UTF-8 at byte {} of the line", at + 1),
-        ));
-        return out;
-    };
-    // Nearly every line is taken by the skimmer in one pass; the rest (control bytes, lone
-    // surrogates, anything invalid) take the careful path.
-    let (text, result) = match (dec.decode)(text, line, Effort::Skim) {
-        Err(Fail::Declined) => careful(text, line, dec, &mut out.findings),
-        r => (text, r),
-    };
-    match result {
-        Ok((record, findings)) => {
-            out.record = Some(record);
-            out.findings.extend(findings);
+    fn add_record(&mut self, record: Record<'a>) {
+        match record {
+            Record::Header(h) => self.headers.push(*h),
+            Record::Entry(e) => {
+                // Pack the ids now, while the line is in cache: the index and the pairing
+                // check then never touch the file again.
+                let ix = self.entries.len() as u32;
+                if let Some(m) = &e.message {
+                    let calls = m.tool_calls.iter().filter_map(|c| c.id.as_ref());
+                    self.tools.extend(calls.map(|id| ToolUse {
+                        entry: ix,
+                        side: ToolSide::Call,
+                        key: Some(Key::text(id)),
+                    }));
+                    self.tools.extend(m.tool_results.iter().map(|r| ToolUse {
+                        entry: ix,
+                        side: ToolSide::Result,
+                        key: r.call_id.as_ref().map(Key::text),
+                    }));
+                }
+                self.keys.push((Key::of(&e.id), e.parent.as_ref().map(Key::of)));
+                self.entries.push(e);
+            }
+            Record::Observation(o) => self.observations.push(*o),
+            Record::Other => self.others += 1,
         }
-        Err(Fail::Finding(f)) => out.findings.push(f),
-        // The typed decoders skip payloads they do not read, so such a line would index fine
-        // and then fail in every view that re-reads it (`show`, `export`, ...).
-        Err(Fail::TooDeep(col)) => out.findings.push(Finding::at(
-            Code::NestingTooDeep,
-            line.number,
-            Some(col as u32),
-            format!("nesting too deep (limit {MAX_NESTING})"),
-        )),
-        Err(Fail::Json(e)) => out.findings.push(classify(text.as_bytes(), line.number, &e, dec)),
-        Err(Fail::Declined) => unreachable!("a full parse never declines"),
     }
-    out
+
+    /// Renumber a part decoded with chunk-local numbers.
+    fn shift(&mut self, lines: u32, entries: u32) {
+        if lines == 0 && entries == 0 {
+            return;
+        }
+        self.entries.iter_mut().for_each(|e| e.line += lines);
+        self.tools.iter_mut().for_each(|t| t.entry += entries);
+        self.observations.iter_mut().for_each(|o| o.line += lines);
+        self.headers.iter_mut().for_each(|h| h.line += lines);
+        self.blank_at.iter_mut().for_each(|l| *l += lines);
+        self.findings.iter_mut().for_each(|f| f.line = f.line.map(|l| l + lines));
+        self.first_content = self.first_content.map(|l| l + lines);
+        self.last_content = self.last_content.map(|(l, t)| (l + lines, t));
+    }
 }
 
 /// The path for lines the skimmer declined: repair lone surrogates, then parse with
@@ -367,39 +414,48 @@ fn hex_at(b: &[u8], at: usize) -> Option<u32> {
     Some(v)
 }
 
-/// Put per-line results together in file order, apply the torn-tail rule, and fold
-/// repeated warnings into one finding per kind of problem.
-fn assemble<'a>(
-    source: &Source,
-    format: Format,
-    outs: impl Iterator<Item = LineOut<'a>>,
-    total_lines: u32,
-) -> Decoded<'a> {
+/// Put the parts together in file order, apply the torn-tail rule, and fold repeated
+/// warnings into one finding per kind of problem.
+fn merge<'a>(source: &Source, format: Format, mut parts: Vec<Part<'a>>) -> Decoded<'a> {
+    // Renumber on all threads; the parts are then only moved.
+    let mut offsets = Vec::with_capacity(parts.len());
+    let (mut lines, mut entries) = (0u32, 0u32);
+    for p in &parts {
+        offsets.push((lines, entries));
+        lines += p.lines;
+        entries += p.entries.len() as u32;
+    }
+    parts.par_iter_mut().zip(offsets).for_each(|(p, (l, e))| p.shift(l, e));
+    let total = |f: fn(&Part) -> usize| parts.iter().map(f).sum::<usize>();
     let mut d = Decoded {
         format,
         header: None,
-        entries: Vec::new(),
-        observations: Vec::new(),
+        entries: Vec::with_capacity(total(|p| p.entries.len())),
+        keys: Vec::with_capacity(total(|p| p.keys.len())),
+        tools: Vec::with_capacity(total(|p| p.tools.len())),
+        observations: Vec::with_capacity(total(|p| p.observations.len())),
         others: 0,
-        lines: total_lines,
+        lines,
         blank_lines: 0,
         findings: Vec::new(),
     };
     let mut folded: BTreeMap<(Code, String), (u32, Vec<u32>)> = BTreeMap::new();
-    let mut last_content: Option<(u32, bool, usize)> = None; // line, terminated, findings len before it
     let mut first_content_line = None;
+    let mut last_content = None;
     let mut blank_at = Vec::new();
-    for out in outs {
-        if out.blank {
-            d.blank_lines += 1;
-            if blank_at.len() < 10 {
-                blank_at.push(out.line);
-            }
-            continue;
+    for p in parts {
+        d.blank_lines += p.blank_lines;
+        blank_at.extend(p.blank_at.into_iter().take(10 - blank_at.len().min(10)));
+        if let Some(first) = p.first_content {
+            first_content_line.get_or_insert(first);
         }
-        first_content_line.get_or_insert(out.line);
-        last_content = Some((out.line, out.terminated, d.findings.len()));
-        for f in out.findings {
+        last_content = p.last_content.or(last_content);
+        d.entries.extend(p.entries);
+        d.keys.extend(p.keys);
+        d.tools.extend(p.tools);
+        d.observations.extend(p.observations);
+        d.others += p.others;
+        for f in p.findings {
             if matches!(
                 f.code,
                 Code::UnknownKind
@@ -418,32 +474,26 @@ fn assemble<'a>(
                 d.findings.push(f);
             }
         }
-        match out.record {
-            Some(Record::Header(h)) => {
-                if d.header.is_some() || Some(out.line) != first_content_line {
-                    d.findings.push(Finding::new(
-                        Code::MisplacedHeader,
-                        Some(out.line),
-                        if d.header.is_some() {
-                            "a second session header; the first one is used"
-                        } else {
-                            "the session header is not on the first line"
-                        },
-                    ));
-                }
-                if d.header.is_none() {
-                    d.header = Some(*h);
-                }
+        for h in p.headers {
+            if d.header.is_some() || Some(h.line) != first_content_line {
+                d.findings.push(Finding::new(
+                    Code::MisplacedHeader,
+                    Some(h.line),
+                    if d.header.is_some() {
+                        "a second session header; the first one is used"
+                    } else {
+                        "the session header is not on the first line"
+                    },
+                ));
             }
-            Some(Record::Entry(e)) => d.entries.push(e),
-            Some(Record::Observation(o)) => d.observations.push(*o),
-            Some(Record::Other) => d.others += 1,
-            None => {}
+            if d.header.is_none() {
+                d.header = Some(h);
+            }
         }
     }
     // The torn-tail rule: an unparsable last line is a crash mid-append, not corruption.
-    if let Some((line, terminated, from)) = last_content {
-        for f in &mut d.findings[from..] {
+    if let Some((line, terminated)) = last_content {
+        for f in &mut d.findings {
             if f.line == Some(line) && matches!(f.code, Code::CorruptLine | Code::InvalidUtf8) {
                 let bytes = last_line_len(source);
                 f.code = if terminated { Code::CorruptLastLine } else { Code::TornLastLine };
@@ -456,6 +506,7 @@ fn assemble<'a>(
             }
         }
     }
+    let total_lines = d.lines;
     if source.nul_tail > 0 {
         d.findings.push(Finding::new(
             Code::TornLastLine,
