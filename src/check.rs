@@ -2,12 +2,10 @@
 //! `check` runs (tool calls and results that do not pair up, compactions whose target is not
 //! on their own path).
 
-use rustc_hash::FxHashSet as HashSet;
-
 use serde::Serialize;
 
 use crate::finding::{Code, Finding, Severity};
-use crate::model::{Entry, Format, Key, Kind, Role, ToolSide};
+use crate::model::{Entry, Format, Kind, Role, ToolSide};
 use crate::session::Session;
 use crate::tree::{quoted, Ix};
 
@@ -55,26 +53,16 @@ pub fn check(s: &Session<'_>, strict: bool) -> Report {
 
 fn lint(s: &Session<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
-    // The call ids were packed while decoding: pairing works on compact keys in cache.
-    let mut results: HashSet<&Key> = HashSet::default();
-    let mut called: HashSet<&Key> = HashSet::default();
-    for t in &s.tools {
-        if let Some(k) = &t.key {
-            match t.side {
-                ToolSide::Call => called.insert(k),
-                ToolSide::Result => results.insert(k),
-            };
-        }
-    }
-    for t in &s.tools {
+    for &u in s.pairing.unmatched() {
+        let t = &s.tools[u as usize];
         let e = s.entry(t.entry);
         let finding = match (t.side, &t.key) {
-            (ToolSide::Call, Some(k)) if !results.contains(k) && ran(e) => Finding::new(
+            (ToolSide::Call, Some(k)) if ran(e) => Finding::new(
                 Code::ToolCallWithoutResult,
                 Some(e.line),
                 format!("tool call `{}` has no result anywhere in the file", k.as_str()),
             ),
-            (ToolSide::Result, Some(k)) if !called.contains(k) => Finding::new(
+            (ToolSide::Result, Some(k)) => Finding::new(
                 Code::ToolResultWithoutCall,
                 Some(e.line),
                 format!("tool result for `{}`, but no entry makes that call", k.as_str()),

@@ -4,7 +4,8 @@
 //!
 //! 1. [`source`]: a path or stdin becomes bytes (memory-mapped or read) and line spans;
 //! 2. [`format`]: each line is decoded, in parallel, into normalized [`model`] records;
-//! 3. [`tree`]: ids and parents become an index (roots, children, leaves, paths);
+//! 3. [`tree`]: ids and parents become an index (roots, children, leaves, paths), and
+//!    [`pairing`] matches tool calls with their results;
 //! 4. views ([`check`], ...) compute plain data from a [`session::Session`];
 //! 5. [`render`] turns views into text for people or JSON for scripts; [`cmd`] wires it up.
 
@@ -21,6 +22,7 @@ pub mod export;
 pub mod finding;
 pub mod format;
 pub mod model;
+pub mod pairing;
 pub mod preview;
 pub mod query;
 pub mod render;

@@ -5,6 +5,7 @@ use crate::error::{Error, Result};
 use crate::finding::{Code, Finding, Severity};
 use crate::format::{self, repair_lone_surrogates};
 use crate::model::{Entry, Format, Header, Id, Observation, ToolUse};
+use crate::pairing::Pairing;
 use crate::source::Source;
 use crate::tree::{Ix, Tree};
 
@@ -16,6 +17,8 @@ pub struct Session<'a> {
     pub entries: Vec<Entry<'a>>,
     /// Every tool call and result, in file order.
     pub tools: Vec<ToolUse<'a>>,
+    /// Which of `tools` found no partner.
+    pub pairing: Pairing,
     /// crab observation records in file order.
     pub observations: Vec<Observation<'a>>,
     /// Records that are neither entries, observations nor the header.
@@ -32,7 +35,9 @@ impl<'a> Session<'a> {
     /// all; damaged lines become findings.
     pub fn load(source: &'a Source, format: Option<Format>) -> Result<Session<'a>> {
         let mut d = format::decode(source, format)?;
-        let tree = Tree::with_keys(&d.entries, std::mem::take(&mut d.keys));
+        // Two independent indexes over the same records: build them side by side.
+        let keys = std::mem::take(&mut d.keys);
+        let (tree, pairing) = rayon::join(|| Tree::with_keys(&d.entries, keys), || Pairing::build(&d.tools));
         let mut findings = d.findings;
         findings.extend(tree.findings.iter().cloned());
         if d.format == Format::Arcturn && d.header.is_none() && !d.entries.is_empty() {
@@ -86,6 +91,7 @@ impl<'a> Session<'a> {
             header: d.header,
             entries: d.entries,
             tools: d.tools,
+            pairing,
             observations: d.observations,
             others: d.others,
             lines: d.lines,

@@ -17,10 +17,14 @@ pub fn run(ctx: &Ctx, a: &CheckArgs, out: &mut dyn Write) -> Result<Outcome> {
     let mut failed_to_read = 0;
     let mut with_errors = 0;
     let mut with_warnings = 0;
-    for f in &files {
+    for (i, f) in files.iter().enumerate() {
         let report = match Source::open(f, ctx.read_options()).and_then(|src| {
             let s = Session::load(&src, ctx.format())?;
-            Ok(check(&s, ctx.global.strict))
+            let report = check(&s, ctx.global.strict);
+            if i + 1 == files.len() {
+                super::release(s);
+            }
+            Ok(report)
         }) {
             Ok(r) => r,
             Err(e) => {

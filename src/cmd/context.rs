@@ -25,7 +25,7 @@ pub fn run(ctx: &Ctx, a: &ContextArgs, out: &mut dyn Write) -> Result<Outcome> {
     } else {
         human(&c, s.entry(leaf).line, &ctx.palette, ctx.width, out).map_err(io_err)?;
     }
-    ctx.finish(&s)
+    ctx.finish(s)
 }
 
 #[derive(Serialize)]

@@ -44,7 +44,7 @@ pub fn run(ctx: &Ctx, a: &ExportArgs, out: &mut dyn Write) -> Result<Outcome> {
             ctx.note(&format!("wrote {} ({} bytes)", sanitize::inline(&path.to_string_lossy()), doc.len()));
         }
     }
-    ctx.finish(&s)
+    ctx.finish(s)
 }
 
 /// Refuse to write to the session file itself or next to it.

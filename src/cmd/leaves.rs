@@ -51,7 +51,7 @@ pub fn run(ctx: &Ctx, a: &FileArg, out: &mut dyn Write) -> Result<Outcome> {
         }
         writeln!(out, "{}", p.dim(format!("{} leaves, {} entries", leaves.len(), s.entries.len()))).map_err(io_err)?;
     }
-    ctx.finish(&s)
+    ctx.finish(s)
 }
 
 #[derive(Serialize)]

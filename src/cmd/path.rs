@@ -23,7 +23,7 @@ pub fn run(ctx: &Ctx, a: &PathArgs, out: &mut dyn Write) -> Result<Outcome> {
         } else {
             writeln!(out, "no entries").map_err(io_err)?;
         }
-        return ctx.finish(&s);
+        return ctx.finish(s);
     }
     let target = s.target(a.id.as_deref())?;
     let path = s.tree.path(target);
@@ -41,7 +41,7 @@ pub fn run(ctx: &Ctx, a: &PathArgs, out: &mut dyn Write) -> Result<Outcome> {
             writeln!(out, "{} {row}", ctx.palette.dim(depth)).map_err(io_err)?;
         }
     }
-    ctx.finish(&s)
+    ctx.finish(s)
 }
 
 #[derive(Serialize)]

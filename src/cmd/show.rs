@@ -13,5 +13,5 @@ pub fn run(ctx: &Ctx, a: &ShowArgs, out: &mut dyn Write) -> Result<Outcome> {
     let i = s.find(&a.id)?;
     let value = s.value(i)?;
     json::write(out, &value, !ctx.global.json).map_err(io_err)?;
-    ctx.finish(&s)
+    ctx.finish(s)
 }

@@ -54,7 +54,7 @@ pub fn run(ctx: &Ctx, a: &TraceArgs, out: &mut dyn Write) -> Result<Outcome> {
             }
             human(&t, s.name(), s.format, a, &ctx.palette, ctx.width, out).map_err(io_err)?;
         }
-        if let Err(e) = ctx.finish(&s) {
+        if let Err(e) = ctx.finish(s) {
             damaged.get_or_insert(e);
         }
     }

@@ -26,7 +26,7 @@ pub fn run(ctx: &Ctx, a: &TreeArgs, out: &mut dyn Write) -> Result<Outcome> {
     } else {
         human(ctx, &s, a.collapse, out).map_err(io_err)?;
     }
-    ctx.finish(&s)
+    ctx.finish(s)
 }
 
 #[derive(Serialize)]
