@@ -331,12 +331,10 @@ fn classify(b: &[u8], line: u32, err: &serde_json::Error, dec: &Decoder) -> Find
 /// declines (a line with control bytes, anything it rejects). serde_json has the last word,
 /// so a line the skimmer cannot handle is never called damaged because of it.
 pub fn parse<'a, T: serde::Deserialize<'a>>(text: &'a str, effort: Effort) -> std::result::Result<T, Fail> {
-    if !skim::has_control_bytes(text.as_bytes()) {
-        match skim::from_str(text) {
-            Ok(v) => return Ok(v),
-            Err(skim::Error::TooDeep(col)) => return Err(Fail::TooDeep(col)),
-            Err(skim::Error::Declined) => {}
-        }
+    match skim::from_str(text) {
+        Ok(v) => return Ok(v),
+        Err(skim::Error::TooDeep(col)) => return Err(Fail::TooDeep(col)),
+        Err(skim::Error::Declined) => {}
     }
     if effort == Effort::Skim {
         return Err(Fail::Declined);

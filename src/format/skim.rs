@@ -3,9 +3,8 @@
 //! arguments: most of the bytes) are skipped with a SIMD scan for the closing quote instead
 //! of being walked byte by byte.
 //!
-//! It validates everything it passes over (structure, escapes, numbers, literals); the
-//! caller guarantees the line is valid UTF-8 and free of raw control bytes before calling it
-//! (those lines go to serde_json directly). It never explains a failure: on any error the
+//! It validates everything it passes over (structure, escapes, numbers, literals, control
+//! bytes); the caller guarantees the line is valid UTF-8. It never explains a failure: on any error the
 //! caller re-parses the line with serde_json, which is the oracle for what is valid and
 //! for the message and column. So the one property that matters is that this parser never
 //! accepts a line serde_json would reject, nor decodes one differently; the tests below and
@@ -21,7 +20,7 @@ use super::MAX_NESTING;
 /// serde_json's private protocol for `&RawValue`.
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
-/// Deserialize `T` from one line, which must have no byte below 0x20.
+/// Deserialize `T` from one line of valid UTF-8.
 pub fn from_str<'de, T: de::Deserialize<'de>>(text: &'de str) -> Result<T> {
     let mut s = Skim { s: text, b: text.as_bytes(), i: 0, depth: 0 };
     let v = T::deserialize(&mut s)?;
@@ -30,12 +29,6 @@ pub fn from_str<'de, T: de::Deserialize<'de>>(text: &'de str) -> Result<T> {
         return Err(DECLINED);
     }
     Ok(v)
-}
-
-/// True when a line has a byte below 0x20 (a raw control character or a tab): such lines
-/// are left to serde_json. Written as a branch-free fold so the compiler vectorizes it.
-pub fn has_control_bytes(b: &[u8]) -> bool {
-    b.chunks(64).any(|c| c.iter().fold(0u8, |acc, &x| acc | u8::from(x < 0x20)) != 0)
 }
 
 /// Why the skimmer stopped. It explains nothing else: the caller asks serde_json.
@@ -111,13 +104,17 @@ impl<'de> Skim<'de> {
         self.i += 1;
         let mut escaped = false;
         loop {
-            let at = find_quote_or_backslash(&self.b[self.i..]).ok_or(DECLINED)?;
+            let at = find_special(&self.b[self.i..]).ok_or(DECLINED)?;
             self.i += at;
-            if self.b[self.i] == b'"' {
-                self.i += 1;
-                return Ok(escaped);
+            match self.b[self.i] {
+                b'"' => {
+                    self.i += 1;
+                    return Ok(escaped);
+                }
+                b'\\' => escaped = true,
+                // A raw control byte inside a string: serde_json names it.
+                _ => return Err(DECLINED),
             }
-            escaped = true;
             match self.b.get(self.i + 1) {
                 Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => self.i += 2,
                 Some(b'u') => {
@@ -275,28 +272,63 @@ impl<'de> Skim<'de> {
     }
 }
 
-/// The first `"` or `\\`. Escapes are dense in real text (every ~20 bytes in code and
-/// paths), where a vector search pays its start-up again and again; so look eight bytes at a
-/// time (SWAR) for the first 32 bytes, and hand longer runs to memchr.
-fn find_quote_or_backslash(b: &[u8]) -> Option<usize> {
+/// The first byte a string scan must stop at: `"`, `\\`, or a control byte (below 0x20,
+/// which JSON forbids inside strings). One vector compare per 16 bytes, so the scan over
+/// text, tool output and arguments (most of the bytes) is also their control-byte check.
+#[cfg(target_arch = "x86_64")]
+fn find_special(b: &[u8]) -> Option<usize> {
+    use safe_arch::{
+        bitor_m128i, cmp_eq_mask_i8_m128i, load_unaligned_m128i, min_u8_m128i, move_mask_i8_m128i, set_splat_i8_m128i,
+    };
+    let quote = set_splat_i8_m128i(b'"' as i8);
+    let backslash = set_splat_i8_m128i(b'\\' as i8);
+    let below = set_splat_i8_m128i(0x1f);
+    let blocks = b.chunks_exact(16);
+    let done = b.len() - blocks.remainder().len();
+    for (k, block) in blocks.enumerate() {
+        let Ok(block) = <&[u8; 16]>::try_from(block) else { break };
+        let v = load_unaligned_m128i(block);
+        let control = cmp_eq_mask_i8_m128i(min_u8_m128i(v, below), v);
+        let hits =
+            bitor_m128i(bitor_m128i(cmp_eq_mask_i8_m128i(v, quote), cmp_eq_mask_i8_m128i(v, backslash)), control);
+        let m = move_mask_i8_m128i(hits);
+        if m != 0 {
+            return Some(k * 16 + m.trailing_zeros() as usize);
+        }
+    }
+    b[done..].iter().position(|&c| is_special(c)).map(|p| done + p)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn find_special(b: &[u8]) -> Option<usize> {
+    find_special_swar(b)
+}
+
+/// The same search, eight bytes at a time (SWAR), where there is no SSE2.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+fn find_special_swar(b: &[u8]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    let has_byte = |w: u64, c: u8| {
+    // The lowest flagged byte is exact in each of these (higher ones may be false hits).
+    let equal = |w: u64, c: u8| {
         let x = w ^ (ONES * u64::from(c));
         x.wrapping_sub(ONES) & !x & HIGH
     };
-    let mut i = 0;
-    while i + 8 <= b.len().min(32) {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(&b[i..i + 8]);
+    let words = b.chunks_exact(8);
+    let done = b.len() - words.remainder().len();
+    for (k, word) in words.enumerate() {
+        let Ok(word) = <[u8; 8]>::try_from(word) else { break };
         let w = u64::from_le_bytes(word);
-        let m = has_byte(w, b'"') | has_byte(w, b'\\');
+        let m = equal(w, b'"') | equal(w, b'\\') | (w.wrapping_sub(ONES * 0x20) & !w & HIGH);
         if m != 0 {
-            return Some(i + (m.trailing_zeros() / 8) as usize);
+            return Some(k * 8 + (m.trailing_zeros() / 8) as usize);
         }
-        i += 8;
     }
-    memchr::memchr2(b'"', b'\\', &b[i..]).map(|p| i + p)
+    b[done..].iter().position(|&c| is_special(c)).map(|p| done + p)
+}
+
+fn is_special(c: u8) -> bool {
+    c == b'"' || c == b'\\' || c < 0x20
 }
 
 /// Decode the escapes of a string body (without quotes). Lone surrogates are an error, as
@@ -642,23 +674,29 @@ mod tests {
     }
 
     #[test]
-    fn finds_the_first_quote_or_backslash() {
+    fn finds_the_first_special_byte() {
         for n in 0..80 {
-            for tail in ["\"", "\\", ""] {
-                let s = format!("{}{tail}x\"", "a".repeat(n));
-                let want = s.bytes().position(|c| c == b'"' || c == b'\\');
-                assert_eq!(find_quote_or_backslash(s.as_bytes()), want, "{s:?}");
+            for tail in ["\"", "\\", "\t", "\u{1f}", ""] {
+                let s = format!("{}{tail}x\"", "a\u{e9}".repeat(n / 3));
+                let want = s.bytes().position(is_special);
+                assert_eq!(find_special(s.as_bytes()), want, "{s:?}");
+                assert_eq!(find_special_swar(s.as_bytes()), want, "{s:?}");
             }
         }
-        assert_eq!(find_quote_or_backslash(b"\x80\xff\x22"), Some(2));
+        for f in [find_special, find_special_swar] {
+            assert_eq!(f(b"\x80\xff\x20\x7f\x22"), Some(4));
+            assert_eq!(f(b"\xff\xff\xff\xff\xff\xff\xff\xff\xff\x1f"), Some(9));
+            assert_eq!(f(&[0xc3; 40]), None);
+        }
     }
 
     #[test]
-    fn control_bytes_are_detected() {
-        assert!(!has_control_bytes(br#"{"a":"plain text"}"#));
-        assert!(has_control_bytes(b"{\"a\":\t1}"));
-        let mut long = vec![b'x'; 1000];
-        long[777] = 0x1b;
-        assert!(has_control_bytes(&long));
+    fn control_bytes_in_strings_are_declined() {
+        assert!(from_str::<Value>("{\"a\":\t1}").is_ok());
+        assert_eq!(from_str::<Value>("{\"a\":\"tab\there\"}"), Err(Error::Declined));
+        let mut long = format!("{{\"a\":\"{}\"}}", "x".repeat(1000));
+        long.replace_range(777..778, "\u{1b}");
+        assert_eq!(from_str::<serde::de::IgnoredAny>(&long).map(|_| ()), Err(Error::Declined));
+        assert!(serde_json::from_str::<serde::de::IgnoredAny>(&long).is_err());
     }
 }
