@@ -691,6 +691,23 @@ mod tests {
     }
 
     #[test]
+    fn strings_of_every_length_and_escape_position() {
+        // Escapes straddling the 16-byte blocks, ends of line inside escapes.
+        for n in 0..140 {
+            let escapes =
+                ["\\n", "\\\\", "\\\"", "\\u00e9", "\\ud83d\\ude00", "\\ud83d", "\\x", "\t", "", "\\n\\\\\\\"\\/x\\\\"];
+            for esc in escapes {
+                let body = format!("{}{esc}{}", "x".repeat(n), "\u{e9}".repeat(n % 7));
+                for doc in [format!("[\"{body}\"]"), format!("[\"{body}"), format!("[\"{body}\\")] {
+                    let ours = from_str::<serde::de::IgnoredAny>(&doc).is_ok();
+                    let oracle = serde_json::from_str::<Value>(&doc).is_ok();
+                    assert_eq!(ours, oracle, "{doc:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn control_bytes_in_strings_are_declined() {
         assert!(from_str::<Value>("{\"a\":\t1}").is_ok());
         assert_eq!(from_str::<Value>("{\"a\":\"tab\there\"}"), Err(Error::Declined));
