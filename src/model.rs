@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::hash::{Hash, Hasher};
 use std::ops::Range;
 
 use serde::Serialize;
@@ -96,7 +97,7 @@ impl Serialize for Id<'_> {
 
 /// A lookup key: short string ids (arcturn's are 8 hex digits) are packed inline, so a
 /// probe compares 16 bytes instead of chasing a pointer into the file.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Key<'a> {
     Int(u64),
     Short(u8, [u8; 15]),
@@ -119,6 +120,22 @@ impl<'a> Key<'a> {
             Key::Short(s.len() as u8, b)
         } else {
             Key::Long(s.clone())
+        }
+    }
+}
+
+/// Hashed as whole words (one or two multiplies with the index's hasher), not byte by
+/// byte as the derived hash would for the packed form.
+impl Hash for Key<'_> {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        match self {
+            Key::Int(n) => h.write_u64(*n),
+            Key::Short(len, b) => {
+                let mut w = [*len; 16];
+                w[1..].copy_from_slice(b);
+                h.write_u128(u128::from_le_bytes(w));
+            }
+            Key::Long(s) => h.write(s.as_bytes()),
         }
     }
 }

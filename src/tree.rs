@@ -3,6 +3,8 @@
 //! (duplicate ids, dangling parents, self-parents, cycles) is reported and then neutralized
 //! so that no walk can loop: each damaged link is cut and its entry becomes an extra root.
 
+use std::collections::hash_map::Entry as Slot;
+
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
@@ -56,23 +58,26 @@ impl<'a> Tree<'a> {
         lookup.reserve(n);
         let mut first_of_its_id = vec![true; n];
         for (i, e) in entries.iter().enumerate() {
-            if let Some(&first) = lookup.get(&keys[i].0) {
-                first_of_its_id[i] = false;
-                findings.push(
-                    Finding::new(
-                        Code::DuplicateId,
-                        Some(e.line),
-                        format!(
-                            "id {} is used again (first at line {}); the first entry wins for children and lookups",
-                            quoted(&e.id),
-                            entries[first as usize].line
-                        ),
-                    )
-                    .with_id(e.id.to_owned_id()),
-                );
-            } else {
-                lookup.insert(keys[i].0.clone(), i as Ix);
-            }
+            let first = match lookup.entry(keys[i].0.clone()) {
+                Slot::Vacant(v) => {
+                    v.insert(i as Ix);
+                    continue;
+                }
+                Slot::Occupied(o) => *o.get(),
+            };
+            first_of_its_id[i] = false;
+            findings.push(
+                Finding::new(
+                    Code::DuplicateId,
+                    Some(e.line),
+                    format!(
+                        "id {} is used again (first at line {}); the first entry wins for children and lookups",
+                        quoted(&e.id),
+                        entries[first as usize].line
+                    ),
+                )
+                .with_id(e.id.to_owned_id()),
+            );
         }
 
         let mut parent: Vec<Option<Ix>> = Vec::with_capacity(n);
