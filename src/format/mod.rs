@@ -13,8 +13,8 @@ pub mod skim;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::ops::Range;
 
-use rayon::prelude::*;
 use serde::de::IgnoredAny;
 
 use crate::error::{Error, Result};
@@ -110,29 +110,52 @@ pub fn decode(source: &Source, forced: Option<Format>) -> Result<Decoded<'_>> {
     let body = source.body();
     let threads = rayon::current_num_threads();
     let chunks = if body.len() < PARALLEL_MIN_BYTES || threads < 2 {
-        vec![body]
+        vec![body.clone()]
     } else {
         source.chunks(threads * CHUNKS_PER_THREAD)
     };
-    // Each chunk numbers its lines from 1; the true numbers are known once every chunk has
-    // counted its lines, which saves a counting pass over the bytes.
-    let parts: Vec<Part> = chunks
-        .into_par_iter()
-        .map(|chunk| {
-            let mut part = Part::default();
-            for line in source.lines_in(chunk, 1) {
-                part.add_line(source.bytes(), &line, &dec);
+    let decode_chunk = |chunk: Range<usize>| {
+        let mut part = Part { bytes: chunk.len(), ..Part::default() };
+        for line in source.lines_in(chunk, 1) {
+            part.add_line(source.bytes(), &line, &dec);
+        }
+        part
+    };
+    let mut merger = Merger::new(format, body.len());
+    if chunks.len() == 1 {
+        chunks.into_iter().for_each(|c| merger.push(decode_chunk(c)));
+        return Ok(merger.finish(source));
+    }
+    // The workers decode chunks (roughly in order) while this thread puts finished parts
+    // together in file order, so little is left to do once the last chunk is decoded.
+    let (tx, rx) = std::sync::mpsc::channel();
+    rayon::in_place_scope(|scope| {
+        for (k, chunk) in chunks.into_iter().enumerate() {
+            let tx = tx.clone();
+            let decode_chunk = &decode_chunk;
+            scope.spawn(move |_| {
+                // The receiver outlives the scope; a failed send cannot happen.
+                let _ = tx.send((k, decode_chunk(chunk)));
+            });
+        }
+        drop(tx);
+        let mut waiting = BTreeMap::new();
+        for (k, part) in rx {
+            waiting.insert(k, part);
+            while let Some(part) = waiting.remove(&merger.parts) {
+                merger.push(part);
             }
-            part
-        })
-        .collect();
-    Ok(merge(source, format, parts))
+        }
+    });
+    Ok(merger.finish(source))
 }
 
 /// What one chunk of lines decoded to, with line numbers and entry positions local to the
-/// chunk until [`merge`] shifts them.
+/// chunk until [`Merger::push`] shifts them.
 #[derive(Default)]
 struct Part<'a> {
+    /// The chunk's size in bytes.
+    bytes: usize,
     lines: u32,
     entries: Vec<Entry<'a>>,
     keys: Vec<EntryKeys<'a>>,
@@ -223,21 +246,6 @@ impl<'a> Part<'a> {
             Record::Observation(o) => self.observations.push(*o),
             Record::Other => self.others += 1,
         }
-    }
-
-    /// Renumber a part decoded with chunk-local numbers.
-    fn shift(&mut self, lines: u32, entries: u32) {
-        if lines == 0 && entries == 0 {
-            return;
-        }
-        self.entries.iter_mut().for_each(|e| e.line += lines);
-        self.tools.iter_mut().for_each(|t| t.entry += entries);
-        self.observations.iter_mut().for_each(|o| o.line += lines);
-        self.headers.iter_mut().for_each(|h| h.line += lines);
-        self.blank_at.iter_mut().for_each(|l| *l += lines);
-        self.findings.iter_mut().for_each(|f| f.line = f.line.map(|l| l + lines));
-        self.first_content = self.first_content.map(|l| l + lines);
-        self.last_content = self.last_content.map(|(l, t)| (l + lines, t));
     }
 }
 
@@ -412,48 +420,84 @@ fn hex_at(b: &[u8], at: usize) -> Option<u32> {
     Some(v)
 }
 
-/// Put the parts together in file order, apply the torn-tail rule, and fold repeated
-/// warnings into one finding per kind of problem.
-fn merge<'a>(source: &Source, format: Format, mut parts: Vec<Part<'a>>) -> Decoded<'a> {
-    // Renumber on all threads; the parts are then only moved.
-    let mut offsets = Vec::with_capacity(parts.len());
-    let (mut lines, mut entries) = (0u32, 0u32);
-    for p in &parts {
-        offsets.push((lines, entries));
-        lines += p.lines;
-        entries += p.entries.len() as u32;
-    }
-    parts.par_iter_mut().zip(offsets).for_each(|(p, (l, e))| p.shift(l, e));
-    let total = |f: fn(&Part) -> usize| parts.iter().map(f).sum::<usize>();
-    let mut d = Decoded {
-        format,
-        header: None,
-        entries: Vec::with_capacity(total(|p| p.entries.len())),
-        keys: Vec::with_capacity(total(|p| p.keys.len())),
-        tools: Vec::with_capacity(total(|p| p.tools.len())),
-        observations: Vec::with_capacity(total(|p| p.observations.len())),
-        others: 0,
-        lines,
-        blank_lines: 0,
-        findings: Vec::new(),
-    };
-    let mut folded: BTreeMap<(Code, String), (u32, Vec<u32>)> = BTreeMap::new();
-    let mut first_content_line = None;
-    let mut last_content = None;
-    let mut blank_at = Vec::new();
-    for p in parts {
-        d.blank_lines += p.blank_lines;
-        blank_at.extend(p.blank_at.into_iter().take(10 - blank_at.len().min(10)));
-        if let Some(first) = p.first_content {
-            first_content_line.get_or_insert(first);
+/// Puts parts together in file order: renumbers their lines and entries, applies the
+/// torn-tail rule, and folds repeated warnings into one finding per kind of problem.
+struct Merger<'a> {
+    d: Decoded<'a>,
+    /// How many parts were pushed.
+    parts: usize,
+    /// Bytes in the whole input (to size the vectors).
+    total: usize,
+    folded: BTreeMap<(Code, String), (u32, Vec<u32>)>,
+    first_content_line: Option<u32>,
+    last_content: Option<(u32, bool)>,
+    blank_at: Vec<u32>,
+}
+
+impl<'a> Merger<'a> {
+    fn new(format: Format, total: usize) -> Merger<'a> {
+        Merger {
+            d: Decoded {
+                format,
+                header: None,
+                entries: Vec::new(),
+                keys: Vec::new(),
+                tools: Vec::new(),
+                observations: Vec::new(),
+                others: 0,
+                lines: 0,
+                blank_lines: 0,
+                findings: Vec::new(),
+            },
+            parts: 0,
+            total,
+            folded: BTreeMap::new(),
+            first_content_line: None,
+            last_content: None,
+            blank_at: Vec::new(),
         }
-        last_content = p.last_content.or(last_content);
-        d.entries.extend(p.entries);
+    }
+
+    /// Add the next part in file order.
+    fn push(&mut self, p: Part<'a>) {
+        let (lines, entries) = (self.d.lines, self.d.entries.len() as u32);
+        let d = &mut self.d;
+        if self.parts == 0 && p.bytes < self.total {
+            // Size the vectors from the first part, so that they are not copied as they
+            // grow; capacity never written is address space, not memory.
+            let scale = |n: usize| n + n * (self.total - p.bytes) / p.bytes.max(1) * 5 / 4;
+            d.entries.reserve(scale(p.entries.len()));
+            d.keys.reserve(scale(p.keys.len()));
+            d.tools.reserve(scale(p.tools.len()));
+            d.observations.reserve(scale(p.observations.len()));
+        }
+        self.parts += 1;
+        d.lines += p.lines;
+        d.blank_lines += p.blank_lines;
+        let room = 10 - self.blank_at.len().min(10);
+        self.blank_at.extend(p.blank_at.into_iter().take(room).map(|l| l + lines));
+        if let Some(first) = p.first_content {
+            self.first_content_line.get_or_insert(first + lines);
+        }
+        if let Some((last, terminated)) = p.last_content {
+            self.last_content = Some((last + lines, terminated));
+        }
+        d.entries.extend(p.entries.into_iter().map(|mut e| {
+            e.line += lines;
+            e
+        }));
         d.keys.extend(p.keys);
-        d.tools.extend(p.tools);
-        d.observations.extend(p.observations);
+        d.tools.extend(p.tools.into_iter().map(|mut t| {
+            t.entry += entries;
+            t
+        }));
+        d.observations.extend(p.observations.into_iter().map(|mut o| {
+            o.line += lines;
+            o
+        }));
         d.others += p.others;
-        for f in p.findings {
+        for mut f in p.findings {
+            f.line = f.line.map(|l| l + lines);
             if matches!(
                 f.code,
                 Code::UnknownKind
@@ -463,7 +507,7 @@ fn merge<'a>(source: &Source, format: Format, mut parts: Vec<Part<'a>>) -> Decod
                     | Code::InvalidTimestamp
                     | Code::LoneSurrogate
             ) {
-                let e = folded.entry((f.code, f.message)).or_insert((0, Vec::new()));
+                let e = self.folded.entry((f.code, f.message)).or_insert((0, Vec::new()));
                 e.0 += 1;
                 if e.1.len() < 10 {
                     e.1.extend(f.line);
@@ -472,8 +516,9 @@ fn merge<'a>(source: &Source, format: Format, mut parts: Vec<Part<'a>>) -> Decod
                 d.findings.push(f);
             }
         }
-        for h in p.headers {
-            if d.header.is_some() || Some(h.line) != first_content_line {
+        for mut h in p.headers {
+            h.line += lines;
+            if d.header.is_some() || Some(h.line) != self.first_content_line {
                 d.findings.push(Finding::new(
                     Code::MisplacedHeader,
                     Some(h.line),
@@ -489,59 +534,63 @@ fn merge<'a>(source: &Source, format: Format, mut parts: Vec<Part<'a>>) -> Decod
             }
         }
     }
-    // The torn-tail rule: an unparsable last line is a crash mid-append, not corruption.
-    if let Some((line, terminated)) = last_content {
-        for f in &mut d.findings {
-            if f.line == Some(line) && matches!(f.code, Code::CorruptLine | Code::InvalidUtf8) {
-                let bytes = last_line_len(source);
-                f.code = if terminated { Code::CorruptLastLine } else { Code::TornLastLine };
-                f.severity = f.code.severity();
-                f.message = if terminated {
-                    format!("the last line is complete but unparsable ({}); dropped", f.message)
-                } else {
-                    format!("torn last line ({bytes} bytes, no newline: a crash mid-write?) dropped: {}", f.message)
-                };
+
+    fn finish(self, source: &Source) -> Decoded<'a> {
+        let Merger { mut d, folded, last_content, blank_at, .. } = self;
+        // The torn-tail rule: an unparsable last line is a crash mid-append, not corruption.
+        if let Some((line, terminated)) = last_content {
+            for f in &mut d.findings {
+                if f.line == Some(line) && matches!(f.code, Code::CorruptLine | Code::InvalidUtf8) {
+                    let bytes = last_line_len(source);
+                    f.code = if terminated { Code::CorruptLastLine } else { Code::TornLastLine };
+                    f.severity = f.code.severity();
+                    f.message = if terminated {
+                        format!("the last line is complete but unparsable ({}); dropped", f.message)
+                    } else {
+                        format!("torn last line ({bytes} bytes, no newline: a crash mid-write?) dropped: {}", f.message)
+                    };
+                }
             }
         }
+        let total_lines = d.lines;
+        if source.nul_tail > 0 {
+            d.findings.push(Finding::new(
+                Code::TornLastLine,
+                Some(total_lines.max(1)),
+                format!("{} NUL bytes at the end of the file (a torn write) ignored", source.nul_tail),
+            ));
+        }
+        if source.bom {
+            d.findings.push(Finding::at(
+                Code::ByteOrderMark,
+                1,
+                Some(1),
+                "UTF-8 byte order mark at the start of the file ignored",
+            ));
+        }
+        if d.blank_lines > 0 {
+            let list: Vec<String> = blank_at.iter().map(u32::to_string).collect();
+            let more = if d.blank_lines as usize > blank_at.len() { ", ..." } else { "" };
+            d.findings.push(Finding::new(
+                Code::BlankLines,
+                blank_at.first().copied(),
+                format!("{} blank line(s) skipped (line {}{more})", d.blank_lines, list.join(", ")),
+            ));
+        }
+        for ((code, message), (count, lines)) in folded {
+            let first = lines.first().copied();
+            let message = if count > 1 {
+                let list: Vec<String> = lines.iter().map(u32::to_string).collect();
+                let more = if count as usize > lines.len() { ", ..." } else { "" };
+                format!("{message} ({count} lines: {}{more})", list.join(", "))
+            } else {
+                message
+            };
+            d.findings.push(Finding::new(code, first, message));
+        }
+        d.findings.sort_by_key(|f| (f.line.unwrap_or(0), f.code));
+        d
     }
-    let total_lines = d.lines;
-    if source.nul_tail > 0 {
-        d.findings.push(Finding::new(
-            Code::TornLastLine,
-            Some(total_lines.max(1)),
-            format!("{} NUL bytes at the end of the file (a torn write) ignored", source.nul_tail),
-        ));
-    }
-    if source.bom {
-        d.findings.push(Finding::at(
-            Code::ByteOrderMark,
-            1,
-            Some(1),
-            "UTF-8 byte order mark at the start of the file ignored",
-        ));
-    }
-    if d.blank_lines > 0 {
-        let list: Vec<String> = blank_at.iter().map(u32::to_string).collect();
-        let more = if d.blank_lines as usize > blank_at.len() { ", ..." } else { "" };
-        d.findings.push(Finding::new(
-            Code::BlankLines,
-            blank_at.first().copied(),
-            format!("{} blank line(s) skipped (line {}{more})", d.blank_lines, list.join(", ")),
-        ));
-    }
-    for ((code, message), (count, lines)) in folded {
-        let first = lines.first().copied();
-        let message = if count > 1 {
-            let list: Vec<String> = lines.iter().map(u32::to_string).collect();
-            let more = if count as usize > lines.len() { ", ..." } else { "" };
-            format!("{message} ({count} lines: {}{more})", list.join(", "))
-        } else {
-            message
-        };
-        d.findings.push(Finding::new(code, first, message));
-    }
-    d.findings.sort_by_key(|f| (f.line.unwrap_or(0), f.code));
-    d
 }
 
 fn last_line_len(source: &Source) -> usize {

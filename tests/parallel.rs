@@ -1,0 +1,89 @@
+//! Big files are decoded in chunks on all threads and put back together in file order. The
+//! answer must not depend on how a file was cut: line numbers, findings (folded warnings,
+//! the header rule, the torn-tail rule), entries, tool pairing and the tree are compared
+//! between one thread (one chunk) and several, on a generated session damaged all over.
+
+mod common;
+mod gen;
+
+use std::process::Stdio;
+
+use common::cmd;
+
+/// A ~12 MiB session (three times the size below which a file is decoded on one thread)
+/// with damage spread through it. Returns the file and the 1-based lines that were damaged.
+fn damaged_session(dir: &std::path::Path) -> (std::path::PathBuf, Vec<(usize, &'static str)>) {
+    let mut buf = Vec::new();
+    gen::arcturn_session(&mut buf, 12 << 20, 7).unwrap();
+    let text = String::from_utf8(buf).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let n = lines.len();
+    let mut damage = Vec::new();
+    // (position as a fraction of the file, line to insert, the finding it must cause), in
+    // file order: each insertion lands after the earlier ones, so every recorded line
+    // number stays exact.
+    let edits: [(f64, &str, &'static str); 7] = [
+        (0.05, r#"{"kind":"label","id":"sur","parentId":null,"timestamp":1,"label":"cut \ud83d"}"#, "lone_surrogate"),
+        (0.21, "{\"kind\":\"message\",\"id\":\"ctl\",\"parentId\":null,\"timestamp\":1,\"message\":{\"role\":\"user\",\"content\":\"a\u{1}b\"}}", "corrupt_line"),
+        (0.33, "", "blank_lines"),
+        (0.47, r#"{"kind":"hologram","id":"h1","parentId":null,"timestamp":1}"#, "unknown_kind"),
+        (0.64, r#"{"kind":"session","id":"s-again","timestamp":"2026-01-01T00:00:00Z"}"#, "misplaced_header"),
+        (0.81, "", "blank_lines"),
+        (0.93, "{\"kind\":\"message\",\"id\":\"broken\"", "corrupt_line"),
+    ];
+    for (at, line, code) in edits {
+        let i = (n as f64 * at) as usize;
+        lines.insert(i, line.to_string());
+        damage.push((i + 1, code));
+    }
+    let mut body = lines.join("\n");
+    body.push('\n');
+    body.push_str(r#"{"kind":"message","id":"torn","parentId":nu"#);
+    let path = dir.join("damaged.jsonl");
+    std::fs::write(&path, body).unwrap();
+    (path, damage)
+}
+
+fn run_with_threads(threads: &str, args: &[&str]) -> (i32, String, String) {
+    let o = cmd().env("RAYON_NUM_THREADS", threads).args(args).stdin(Stdio::null()).output().unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn chunked_decode_gives_the_one_thread_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, damage) = damaged_session(dir.path());
+    let file = path.to_str().unwrap();
+    for args in [
+        vec!["check", "--json", file],
+        vec!["tree", "--json", file],
+        vec!["leaves", "--json", file],
+        vec!["stats", "--json", file],
+    ] {
+        let one = run_with_threads("1", &args);
+        for threads in ["2", "3"] {
+            let many = run_with_threads(threads, &args);
+            assert_eq!(one, many, "{args:?} differs between 1 and {threads} threads");
+        }
+    }
+
+    let (code, out, _) = run_with_threads("2", &["check", "--json", file]);
+    assert_eq!(code, 1, "corrupt lines are errors");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let findings = report["findings"].as_array().unwrap();
+    let has = |line: usize, code: &str| {
+        findings.iter().any(|f| {
+            f["code"] == code
+                && (f["line"] == line as u64 || f["message"].as_str().is_some_and(|m| m.contains(&format!(" {line}"))))
+        })
+    };
+    for (line, code) in &damage {
+        assert!(has(*line, code), "no {code} at line {line}: {findings:#?}");
+    }
+    let last = report["lines"].as_u64().unwrap() as usize;
+    assert!(has(last, "torn_last_line"), "the torn tail is line {last}");
+}
