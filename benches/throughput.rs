@@ -2,11 +2,12 @@
 //! (the floor) and `jq -c .id` (the usual tool), all measured in the same run.
 //!
 //! `cargo bench --bench throughput` builds the release binary, generates
-//! `target/bench-data/session-1g.jsonl` once (reused afterwards), times each command
-//! `BENCH_RUNS` times (default 3) and prints a Markdown table of medians, ratios to `wc -l`
-//! and peak RSS; the table is also written to `target/bench-data/results.md`.
+//! `target/bench-data/session-1g.jsonl` once (reused afterwards), runs `BENCH_RUNS` rounds
+//! (default 5) in which each command runs once, and prints a Markdown table of median and
+//! best times, their ratios to `wc -l` and peak RSS; the table is also written to
+//! `target/bench-data/results.md`.
 //!
-//! Environment: `BENCH_SIZE_MB` (default 1024), `BENCH_RUNS` (default 3),
+//! Environment: `BENCH_SIZE_MB` (default 1024), `BENCH_RUNS` (default 5),
 //! `BENCH_SKIP_JQ=1` (jq takes ~10 s per run on 1 GiB).
 //!
 //! Absolute times vary between runs on shared machines; compare the ratios (PERF.md).
@@ -54,13 +55,15 @@ struct Bench {
 
 struct Outcome {
     median: Duration,
+    /// The fastest run: noise on a shared machine only ever adds time.
+    best: Duration,
     peak_rss_kib: Option<u64>,
     stdout: Vec<u8>,
 }
 
 fn run() -> Result<(), String> {
     let size_mb = env_u64("BENCH_SIZE_MB", 1024)?;
-    let runs = env_u64("BENCH_RUNS", 3)?.max(1) as usize;
+    let runs = env_u64("BENCH_RUNS", 5)?.max(1) as usize;
     let skip_jq = env::var("BENCH_SKIP_JQ").is_ok_and(|v| v == "1");
 
     // The bench runs from target/<profile>/deps/, and `cargo bench` shares the release
@@ -107,22 +110,36 @@ fn run() -> Result<(), String> {
     // Time against a warm page cache, as PERF.md does: one untimed pass first.
     time_once(&benches[0], false)?;
 
-    let mut rows = Vec::new();
-    let mut lines = None;
-    for b in &benches {
-        eprintln!("timing {} ({runs} runs)", b.label);
-        match time_runs(b, runs, gnu_time) {
-            Ok(o) => {
-                if lines.is_none() && b.program == Path::new("wc") {
-                    lines = String::from_utf8_lossy(&o.stdout).split_whitespace().next().map(String::from);
+    // Rounds, not blocks of runs: every command takes one turn per round, so a noisy
+    // stretch on a shared machine hits all of them alike and the ratios stay comparable.
+    let mut samples: Vec<Result<Samples, String>> = benches.iter().map(|_| Ok(Samples::default())).collect();
+    for round in 1..=runs {
+        eprintln!("round {round} of {runs}");
+        for (b, slot) in benches.iter().zip(&mut samples) {
+            let Ok(s) = slot else { continue };
+            match time_once(b, gnu_time) {
+                Ok((elapsed, rss, out)) => {
+                    s.times.push(elapsed);
+                    s.peak = s.peak.max(rss);
+                    s.stdout = out;
                 }
-                rows.push((b.label.clone(), Ok(o)));
-            }
-            Err(why) => {
-                eprintln!("  n/a: {why}");
-                rows.push((b.label.clone(), Err(why)));
+                Err(why) => {
+                    eprintln!("  {}: n/a: {why}", b.label);
+                    *slot = Err(why);
+                }
             }
         }
+    }
+    let mut rows = Vec::new();
+    let mut lines = None;
+    for (b, s) in benches.iter().zip(samples) {
+        let outcome = s.map(Samples::outcome);
+        if let (None, Ok(o)) = (&lines, &outcome) {
+            if b.program == Path::new("wc") {
+                lines = String::from_utf8_lossy(&o.stdout).split_whitespace().next().map(String::from);
+            }
+        }
+        rows.push((b.label.clone(), outcome));
     }
 
     let table = render(&file, file_size, lines.as_deref(), runs, &rows);
@@ -204,18 +221,23 @@ fn generate(path: &Path, target: u64) -> io::Result<gen::GenSummary> {
     Ok(summary)
 }
 
-fn time_runs(b: &Bench, runs: usize, gnu_time: bool) -> Result<Outcome, String> {
-    let mut times = Vec::with_capacity(runs);
-    let mut peak = None;
-    let mut stdout = Vec::new();
-    for _ in 0..runs {
-        let (elapsed, rss, out) = time_once(b, gnu_time)?;
-        times.push(elapsed);
-        peak = peak.max(rss);
-        stdout = out;
+#[derive(Default)]
+struct Samples {
+    times: Vec<Duration>,
+    peak: Option<u64>,
+    stdout: Vec<u8>,
+}
+
+impl Samples {
+    fn outcome(mut self) -> Outcome {
+        self.times.sort();
+        Outcome {
+            median: self.times[self.times.len() / 2],
+            best: self.times[0],
+            peak_rss_kib: self.peak,
+            stdout: self.stdout,
+        }
     }
-    times.sort();
-    Ok(Outcome { median: times[times.len() / 2], peak_rss_kib: peak, stdout })
 }
 
 /// Runs the command once: wall time, peak RSS in KiB when GNU time is there, and stdout
@@ -266,29 +288,30 @@ fn render(
     runs: usize,
     rows: &[(String, Result<Outcome, String>)],
 ) -> String {
-    let floor = rows.first().and_then(|(_, r)| r.as_ref().ok()).map(|o| o.median);
+    let floor = rows.first().and_then(|(_, r)| r.as_ref().ok()).map(|o| (o.median, o.best));
     let mut t = String::new();
     let _ = writeln!(t, "File: `{}`", file.display());
     let _ = writeln!(
         t,
-        "Size: {:.2} GiB ({size} bytes), {} lines; median of {runs} runs, warm page cache, {} CPUs",
+        "Size: {:.2} GiB ({size} bytes), {} lines; {runs} rounds (each command once per round), warm page cache, {} CPUs",
         size as f64 / (1u64 << 30) as f64,
         lines.unwrap_or("?"),
         std::thread::available_parallelism().map_or(0, |n| n.get()),
     );
     let _ = writeln!(t);
-    let _ = writeln!(t, "| command | median s | ratio to `wc -l` | peak RSS MiB |");
-    let _ = writeln!(t, "|---|---:|---:|---:|");
+    let _ = writeln!(t, "| command | median s | median vs `wc -l` | best s | best vs `wc -l` | peak RSS MiB |");
+    let _ = writeln!(t, "|---|---:|---:|---:|---:|---:|");
     for (label, r) in rows {
         match r {
             Ok(o) => {
-                let secs = o.median.as_secs_f64();
-                let ratio = floor.map_or("?".to_string(), |f| format!("{:.1}x", secs / f.as_secs_f64()));
+                let (median, best) = (o.median.as_secs_f64(), o.best.as_secs_f64());
+                let ratio = |x: f64, f: Duration| format!("{:.1}x", x / f.as_secs_f64());
+                let (rm, rb) = floor.map_or(("?".into(), "?".into()), |(fm, fb)| (ratio(median, fm), ratio(best, fb)));
                 let rss = o.peak_rss_kib.map_or("n/a".to_string(), |k| format!("{:.1}", k as f64 / 1024.0));
-                let _ = writeln!(t, "| {label} | {secs:.3} | {ratio} | {rss} |");
+                let _ = writeln!(t, "| {label} | {median:.3} | {rm} | {best:.3} | {rb} | {rss} |");
             }
             Err(_) => {
-                let _ = writeln!(t, "| {label} | n/a | n/a | n/a |");
+                let _ = writeln!(t, "| {label} | n/a | n/a | n/a | n/a | n/a |");
             }
         }
     }
