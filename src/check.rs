@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::finding::{Code, Finding, Severity};
-use crate::model::{Entry, Format, Kind, Role, ToolSide};
+use crate::model::{Format, Kind, ToolSide};
 use crate::session::Session;
 use crate::tree::{quoted, Ix};
 
@@ -57,7 +57,7 @@ fn lint(s: &Session<'_>) -> Vec<Finding> {
         let t = &s.tools[u as usize];
         let e = s.entry(t.entry);
         let finding = match (t.side, &t.key) {
-            (ToolSide::Call, Some(k)) if ran(e) => Finding::new(
+            (ToolSide::Call, Some(k)) if t.ran => Finding::new(
                 Code::ToolCallWithoutResult,
                 Some(e.line),
                 format!("tool call `{}` has no result anywhere in the file", k.as_str()),
@@ -109,11 +109,4 @@ fn lint(s: &Session<'_>) -> Vec<Finding> {
         }
     }
     out
-}
-
-/// Whether an entry's tool calls ran: a refused or aborted turn's calls expect no result.
-fn ran(e: &Entry<'_>) -> bool {
-    e.message.as_ref().is_some_and(|m| {
-        m.role == Role::Assistant && !matches!(m.stop_reason.as_deref(), Some("refusal" | "aborted" | "error"))
-    })
 }

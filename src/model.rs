@@ -160,6 +160,9 @@ pub struct ToolUse<'a> {
     pub side: ToolSide,
     /// The call id; `None` for a result that names none (a call without an id is not listed).
     pub key: Option<Key<'a>>,
+    /// For a call: whether its turn ran, so that a result is expected
+    /// ([`Message::tools_ran`]).
+    pub ran: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -339,6 +342,14 @@ pub struct Message<'a> {
     pub model: Option<Cow<'a, str>>,
     pub usage: Option<Usage>,
     pub stop_reason: Option<Cow<'a, str>>,
+}
+
+impl Message<'_> {
+    /// Whether this message's tool calls ran: an assistant turn that was not refused,
+    /// aborted or cut by an error. Only calls that ran expect a result.
+    pub fn tools_ran(&self) -> bool {
+        self.role == Role::Assistant && !matches!(self.stop_reason.as_deref(), Some("refusal" | "aborted" | "error"))
+    }
 }
 
 /// How many content blocks of each kind a message has.

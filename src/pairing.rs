@@ -50,7 +50,7 @@ mod tests {
     use std::borrow::Cow;
 
     fn use_(entry: u32, side: ToolSide, id: Option<&'static str>) -> ToolUse<'static> {
-        ToolUse { entry, side, key: id.map(|s| Key::text(&Cow::Borrowed(s))) }
+        ToolUse { entry, side, key: id.map(|s| Key::text(&Cow::Borrowed(s))), ran: true }
     }
 
     #[test]

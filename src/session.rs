@@ -3,7 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::finding::{Code, Finding, Severity};
-use crate::format::{self, repair_lone_surrogates};
+use crate::format::{self, repair_lone_surrogates, Detail};
 use crate::model::{Entry, Format, Header, Id, Observation, ToolUse};
 use crate::pairing::Pairing;
 use crate::source::Source;
@@ -34,7 +34,12 @@ impl<'a> Session<'a> {
     /// Decode and index a source. Fails only when the input cannot be read as a session at
     /// all; damaged lines become findings.
     pub fn load(source: &'a Source, format: Option<Format>) -> Result<Session<'a>> {
-        let mut d = format::decode(source, format)?;
+        Session::load_with(source, format, Detail::Full)
+    }
+
+    /// [`Session::load`], keeping only `detail` of each record.
+    pub fn load_with(source: &'a Source, format: Option<Format>, detail: Detail) -> Result<Session<'a>> {
+        let mut d = format::decode(source, format, detail)?;
         // Two independent indexes over the same records: build them side by side.
         let keys = std::mem::take(&mut d.keys);
         let (tree, pairing) = rayon::join(|| Tree::with_keys(&d.entries, keys), || Pairing::build(&d.tools));

@@ -87,7 +87,7 @@ pub fn read_info(path: &Path, display: &str) -> Result<SessionInfo, String> {
     let head_len = head.len() as u64;
     let src = Source::from_bytes(display, head).map_err(|e| e.to_string())?;
     let fmt = format::detect(&src).map_err(|e| e.to_string())?;
-    let d = format::decode(&src, Some(fmt)).map_err(|e| e.to_string())?;
+    let d = format::decode(&src, Some(fmt), format::Detail::Full).map_err(|e| e.to_string())?;
     if let Some(f) = d.findings.iter().find(|f| f.line == Some(1) && f.code.is_line_damage()) {
         return Err(format!("partially written: line 1: {}", f.message));
     }
@@ -127,7 +127,7 @@ pub fn read_info(path: &Path, display: &str) -> Result<SessionInfo, String> {
             }
         }
         if let Ok(tsrc) = Source::from_bytes(display, tail) {
-            if let Ok(td) = format::decode(&tsrc, Some(fmt)) {
+            if let Ok(td) = format::decode(&tsrc, Some(fmt), format::Detail::Full) {
                 last = max_ts(&td);
             }
         }

@@ -7,6 +7,7 @@ use crate::check::{check, Report};
 use crate::cli::CheckArgs;
 use crate::error::{Error, Result};
 use crate::finding::Severity;
+use crate::format::Detail;
 use crate::render::{json, text, Palette};
 use crate::sanitize;
 use crate::session::Session;
@@ -19,7 +20,8 @@ pub fn run(ctx: &Ctx, a: &CheckArgs, out: &mut dyn Write) -> Result<Outcome> {
     let mut with_warnings = 0;
     for (i, f) in files.iter().enumerate() {
         let report = match Source::open(f, ctx.read_options()).and_then(|src| {
-            let s = Session::load(&src, ctx.format())?;
+            // The report needs the index and the findings, not the message bodies.
+            let s = Session::load_with(&src, ctx.format(), Detail::Index)?;
             let report = check(&s, ctx.global.strict);
             if i + 1 == files.len() {
                 super::release(s);

@@ -52,6 +52,17 @@ pub enum Fail {
     Declined,
 }
 
+/// How much of each record a decode keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Detail {
+    /// Everything the views use: message roles, content blocks, usage, tool calls.
+    #[default]
+    Full,
+    /// The index, the tool calls and the findings: message bodies are decoded and checked
+    /// but not kept, which saves most of the memory a load takes (`check`).
+    Index,
+}
+
 /// How hard [`parse`] tries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Effort {
@@ -101,7 +112,7 @@ pub struct Decoded<'a> {
 pub type EntryKeys<'a> = (Key<'a>, Option<Key<'a>>);
 
 /// Decode a whole source. `forced` skips detection.
-pub fn decode(source: &Source, forced: Option<Format>) -> Result<Decoded<'_>> {
+pub fn decode(source: &Source, forced: Option<Format>, detail: Detail) -> Result<Decoded<'_>> {
     let format = match forced {
         Some(f) => f,
         None => detect(source)?,
@@ -115,7 +126,7 @@ pub fn decode(source: &Source, forced: Option<Format>) -> Result<Decoded<'_>> {
         source.chunks(threads * CHUNKS_PER_THREAD)
     };
     let decode_chunk = |chunk: Range<usize>| {
-        let mut part = Part { bytes: chunk.len(), ..Part::default() };
+        let mut part = Part { bytes: chunk.len(), detail, ..Part::default() };
         for line in source.lines_in(chunk, 1) {
             part.add_line(source.bytes(), &line, &dec);
         }
@@ -156,6 +167,7 @@ pub fn decode(source: &Source, forced: Option<Format>) -> Result<Decoded<'_>> {
 struct Part<'a> {
     /// The chunk's size in bytes.
     bytes: usize,
+    detail: Detail,
     lines: u32,
     entries: Vec<Entry<'a>>,
     keys: Vec<EntryKeys<'a>>,
@@ -223,24 +235,32 @@ impl<'a> Part<'a> {
     fn add_record(&mut self, record: Record<'a>) {
         match record {
             Record::Header(h) => self.headers.push(*h),
-            Record::Entry(e) => {
+            Record::Entry(mut e) => {
                 // Pack the ids now, while the line is in cache: the index and the pairing
                 // check then never touch the file again.
                 let ix = self.entries.len() as u32;
                 if let Some(m) = &e.message {
+                    let ran = m.tools_ran();
                     let calls = m.tool_calls.iter().filter_map(|c| c.id.as_ref());
                     self.tools.extend(calls.map(|id| ToolUse {
                         entry: ix,
                         side: ToolSide::Call,
                         key: Some(Key::text(id)),
+                        ran,
                     }));
                     self.tools.extend(m.tool_results.iter().map(|r| ToolUse {
                         entry: ix,
                         side: ToolSide::Result,
                         key: r.call_id.as_ref().map(Key::text),
+                        ran: false,
                     }));
                 }
                 self.keys.push((Key::of(&e.id), e.parent.as_ref().map(Key::of)));
+                if self.detail == Detail::Index {
+                    // Decoded and checked, then let go at once: the allocator hands the
+                    // same memory to the next line instead of fresh pages.
+                    e.message = None;
+                }
                 self.entries.push(e);
             }
             Record::Observation(o) => self.observations.push(*o),
