@@ -12,7 +12,10 @@ use clap::Parser;
 
 // Loading a session makes about a million small allocations on all threads (entries,
 // messages, findings); mimalloc serves them with less locking and fewer page faults than
-// the system allocator.
+// the system allocator. It is built without transparent huge pages (`no_thp`): on virtual
+// machines that hand idle memory back to the host, faulting in 2 MiB pages again cost a
+// 1 GiB `check` about 0.3 s of kernel time, and small pages cost nothing measurable when
+// memory is warm.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
