@@ -87,3 +87,41 @@ fn chunked_decode_gives_the_one_thread_answer() {
     let last = report["lines"].as_u64().unwrap() as usize;
     assert!(has(last, "torn_last_line"), "the torn tail is line {last}");
 }
+
+/// Files decoded side by side (`stats DIR`), each big enough to be cut into chunks: the
+/// chunks must still find a worker. This hung once, so the child gets a deadline.
+#[test]
+fn big_files_side_by_side_do_not_wait_on_each_other() {
+    let dir = tempfile::tempdir().unwrap();
+    for seed in 1..=3 {
+        let mut buf = Vec::new();
+        gen::arcturn_session(&mut buf, 5 << 20, seed).unwrap();
+        std::fs::write(dir.path().join(format!("s{seed}.jsonl")), buf).unwrap();
+    }
+    let dir_arg = dir.path().to_str().unwrap();
+    let run = |threads: &str| {
+        let mut child = cmd()
+            .env("RAYON_NUM_THREADS", threads)
+            .args(["stats", "--json", dir_arg])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        while child.try_wait().unwrap().is_none() {
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("`stats --json DIR` on {threads} threads did not finish in 120 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let two = run("2");
+    let doc: serde_json::Value = serde_json::from_str(&two).unwrap();
+    assert_eq!(doc["sessions"].as_array().map(Vec::len), Some(3), "{two}");
+    assert_eq!(run("1"), two, "the answer depends on the thread count");
+}

@@ -15,6 +15,8 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::ops::Range;
 
+use rayon::prelude::*;
+
 use serde::de::IgnoredAny;
 
 use crate::error::{Error, Result};
@@ -135,6 +137,14 @@ pub fn decode(source: &Source, forced: Option<Format>, detail: Detail) -> Result
     let mut merger = Merger::new(format, body.len());
     if chunks.len() == 1 {
         chunks.into_iter().for_each(|c| merger.push(decode_chunk(c)));
+        return Ok(merger.finish(source));
+    }
+    if rayon::current_thread_index().is_some() {
+        // Already on a worker (files decoded side by side, as `stats DIR` does): blocking
+        // this thread on the channel below could leave no worker free to decode the chunks
+        // it waits for. Collect the parts through rayon instead, then merge them.
+        let parts: Vec<Part> = chunks.into_par_iter().map(decode_chunk).collect();
+        parts.into_iter().for_each(|p| merger.push(p));
         return Ok(merger.finish(source));
     }
     // The workers decode chunks (roughly in order) while this thread puts finished parts
