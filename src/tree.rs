@@ -5,7 +5,6 @@
 
 use std::collections::hash_map::Entry as Slot;
 
-use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use crate::finding::{Code, Finding};
@@ -42,10 +41,11 @@ pub struct Tree<'a> {
 }
 
 impl<'a> Tree<'a> {
-    /// Index entries, packing their ids first.
+    /// Index entries, packing their ids first (loading packs them while decoding).
+    #[cfg(test)]
     pub fn build(entries: &[Entry<'a>]) -> Tree<'a> {
         let keys: Vec<EntryKeys<'a>> =
-            entries.par_iter().map(|e| (Key::of(&e.id), e.parent.as_ref().map(Key::of))).collect();
+            entries.iter().map(|e| (Key::of(&e.id), e.parent.as_ref().map(Key::of))).collect();
         Tree::with_keys(entries, keys)
     }
 

@@ -16,7 +16,6 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 
 use rayon::prelude::*;
-
 use serde::de::IgnoredAny;
 
 use crate::error::{Error, Result};
@@ -135,14 +134,10 @@ pub fn decode(source: &Source, forced: Option<Format>, detail: Detail) -> Result
         part
     };
     let mut merger = Merger::new(format, body.len());
-    if chunks.len() == 1 {
-        chunks.into_iter().for_each(|c| merger.push(decode_chunk(c)));
-        return Ok(merger.finish(source));
-    }
-    if rayon::current_thread_index().is_some() {
-        // Already on a worker (files decoded side by side, as `stats DIR` does): blocking
-        // this thread on the channel below could leave no worker free to decode the chunks
-        // it waits for. Collect the parts through rayon instead, then merge them.
+    if chunks.len() == 1 || rayon::current_thread_index().is_some() {
+        // One chunk, or already on a worker (files decoded side by side, as `stats DIR`
+        // does): blocking this thread on the channel below could leave no worker free to
+        // decode the chunks it waits for. Collect the parts through rayon, then merge them.
         let parts: Vec<Part> = chunks.into_par_iter().map(decode_chunk).collect();
         parts.into_iter().for_each(|p| merger.push(p));
         return Ok(merger.finish(source));
@@ -442,7 +437,7 @@ fn is_escape_start(b: &[u8], at: usize) -> bool {
     b[..at].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 0
 }
 
-fn hex_at(b: &[u8], at: usize) -> Option<u32> {
+pub(crate) fn hex_at(b: &[u8], at: usize) -> Option<u32> {
     let mut v = 0;
     for &c in b.get(at..at + 4)? {
         v = v * 16 + (c as char).to_digit(16)?;

@@ -4,8 +4,8 @@
 //! of being walked byte by byte.
 //!
 //! It validates everything it passes over (structure, escapes, numbers, literals, control
-//! bytes); the caller guarantees the line is valid UTF-8. It never explains a failure: on any error the
-//! caller re-parses the line with serde_json, which is the oracle for what is valid and
+//! bytes); the caller guarantees the line is valid UTF-8. It never explains a failure: on any
+//! error the caller re-parses the line with serde_json, which is the oracle for what is valid and
 //! for the message and column. So the one property that matters is that this parser never
 //! accepts a line serde_json would reject, nor decodes one differently; the tests below and
 //! `tests/skim.rs` check that against serde_json.
@@ -120,11 +120,13 @@ impl<'de> Skim<'de> {
                 Some(b'u') => {
                     // A surrogate must come as a high-low pair: a lone one is declined, so
                     // the caller's repair path (U+FFFD, with a warning) handles the line.
-                    self.i += match hex_at(self.b, self.i + 2)? {
-                        0xD800..=0xDBFF => match (self.b.get(self.i + 6..self.i + 8), hex_at(self.b, self.i + 8)) {
-                            (Some(b"\\u"), Ok(0xDC00..=0xDFFF)) => 12,
-                            _ => return Err(DECLINED),
-                        },
+                    self.i += match super::hex_at(self.b, self.i + 2).ok_or(DECLINED)? {
+                        0xD800..=0xDBFF => {
+                            match (self.b.get(self.i + 6..self.i + 8), super::hex_at(self.b, self.i + 8)) {
+                                (Some(b"\\u"), Some(0xDC00..=0xDFFF)) => 12,
+                                _ => return Err(DECLINED),
+                            }
+                        }
                         0xDC00..=0xDFFF => return Err(DECLINED),
                         _ => 6,
                     };
@@ -349,13 +351,13 @@ fn unescape(s: &str) -> Result<String> {
             b'r' => ('\r', 2),
             b't' => ('\t', 2),
             b'u' => {
-                let hi = hex4(rest.get(at + 2..at + 6).ok_or(DECLINED)?)?;
+                let hi = super::hex_at(b, at + 2).ok_or(DECLINED)?;
                 match hi {
                     0xD800..=0xDBFF => {
                         if rest.get(at + 6..at + 8) != Some("\\u") {
                             return Err(DECLINED);
                         }
-                        let lo = hex4(rest.get(at + 8..at + 12).ok_or(DECLINED)?)?;
+                        let lo = super::hex_at(b, at + 8).ok_or(DECLINED)?;
                         if !(0xDC00..=0xDFFF).contains(&lo) {
                             return Err(DECLINED);
                         }
@@ -372,19 +374,6 @@ fn unescape(s: &str) -> Result<String> {
     }
     out.push_str(rest);
     Ok(out)
-}
-
-/// The four hex digits at `at`, as a number.
-fn hex_at(b: &[u8], at: usize) -> Result<u32> {
-    let digits = b.get(at..at + 4).ok_or(DECLINED)?;
-    digits.iter().try_fold(0, |v, &c| Ok(v * 16 + (c as char).to_digit(16).ok_or(DECLINED)?))
-}
-
-fn hex4(s: &str) -> Result<u32> {
-    if s.len() != 4 || !s.bytes().all(|c| c.is_ascii_hexdigit()) {
-        return Err(DECLINED);
-    }
-    u32::from_str_radix(s, 16).map_err(|_| DECLINED)
 }
 
 impl<'de> Deserializer<'de> for &mut Skim<'de> {
