@@ -101,39 +101,9 @@ impl<'de> Skim<'de> {
 
     /// Skip a string whose opening quote is at `self.i`; true when it had escapes.
     fn skip_str(&mut self) -> Result<bool> {
-        self.i += 1;
-        let mut escaped = false;
-        loop {
-            let at = find_special(&self.b[self.i..]).ok_or(DECLINED)?;
-            self.i += at;
-            match self.b[self.i] {
-                b'"' => {
-                    self.i += 1;
-                    return Ok(escaped);
-                }
-                b'\\' => escaped = true,
-                // A raw control byte inside a string: serde_json names it.
-                _ => return Err(DECLINED),
-            }
-            match self.b.get(self.i + 1) {
-                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => self.i += 2,
-                Some(b'u') => {
-                    // A surrogate must come as a high-low pair: a lone one is declined, so
-                    // the caller's repair path (U+FFFD, with a warning) handles the line.
-                    self.i += match super::hex_at(self.b, self.i + 2).ok_or(DECLINED)? {
-                        0xD800..=0xDBFF => {
-                            match (self.b.get(self.i + 6..self.i + 8), super::hex_at(self.b, self.i + 8)) {
-                                (Some(b"\\u"), Some(0xDC00..=0xDFFF)) => 12,
-                                _ => return Err(DECLINED),
-                            }
-                        }
-                        0xDC00..=0xDFFF => return Err(DECLINED),
-                        _ => 6,
-                    };
-                }
-                _ => return Err(DECLINED),
-            }
-        }
+        let (end, escaped) = scan_str(self.b, self.i + 1).ok_or(DECLINED)?;
+        self.i = end;
+        Ok(escaped)
     }
 
     /// Parse a string at `self.i`, borrowing it when it has no escapes.
@@ -274,63 +244,182 @@ impl<'de> Skim<'de> {
     }
 }
 
-/// The first byte a string scan must stop at: `"`, `\\`, or a control byte (below 0x20,
-/// which JSON forbids inside strings). One vector compare per 16 bytes, so the scan over
-/// text, tool output and arguments (most of the bytes) is also their control-byte check.
-#[cfg(target_arch = "x86_64")]
-fn find_special(b: &[u8]) -> Option<usize> {
-    use safe_arch::{
-        bitor_m128i, cmp_eq_mask_i8_m128i, load_unaligned_m128i, min_u8_m128i, move_mask_i8_m128i, set_splat_i8_m128i,
-    };
-    let quote = set_splat_i8_m128i(b'"' as i8);
-    let backslash = set_splat_i8_m128i(b'\\' as i8);
-    let below = set_splat_i8_m128i(0x1f);
-    let blocks = b.chunks_exact(16);
-    let done = b.len() - blocks.remainder().len();
-    for (k, block) in blocks.enumerate() {
-        let Ok(block) = <&[u8; 16]>::try_from(block) else { break };
-        let v = load_unaligned_m128i(block);
-        let control = cmp_eq_mask_i8_m128i(min_u8_m128i(v, below), v);
-        let hits =
-            bitor_m128i(bitor_m128i(cmp_eq_mask_i8_m128i(v, quote), cmp_eq_mask_i8_m128i(v, backslash)), control);
-        let m = move_mask_i8_m128i(hits);
-        if m != 0 {
-            return Some(k * 16 + m.trailing_zeros() as usize);
+/// Scan a string body starting at `from` (just after the opening quote). Returns the
+/// position just after the closing quote and whether the string had escapes, or `None`
+/// for anything serde_json might refuse or decode differently: a raw control byte, an
+/// unknown escape, bad hex, a lone surrogate, no closing quote on the line.
+///
+/// Short strings (keys, ids, kinds) end within their first 16 bytes and take one vector
+/// compare. Longer ones (text, thinking, tool output: most of the bytes, with an escape
+/// every few dozen bytes) are scanned 64 bytes at a time with bit masks, the way simdjson
+/// finds string ends: which quotes are escaped follows from the runs of backslashes by
+/// integer arithmetic, so escapes cost no branch each. Only the rare escapes
+/// (`\/ \b \f \r \u`) are looked at one by one.
+fn scan_str(b: &[u8], from: usize) -> Option<(usize, bool)> {
+    let rest = b.get(from..)?;
+    if let Some(first) = rest.first_chunk::<16>() {
+        let m = Masks::of16(first);
+        let special = m.quote | m.backslash | m.control;
+        if special & m.quote & special.wrapping_neg() != 0 {
+            // The first special byte is the closing quote.
+            return Some((from + special.trailing_zeros() as usize + 1, false));
         }
     }
-    b[done..].iter().position(|&c| is_special(c)).map(|p| done + p)
+    let mut at = from;
+    // 1 when the first byte of the next block is escaped by a backslash before it.
+    let mut carry = 0u64;
+    let mut had_escape = false;
+    // The position of the `u` of a low surrogate already checked with its high half.
+    let mut paired = usize::MAX;
+    loop {
+        let mut pad = [b' '; 64];
+        let block: &[u8; 64] = match b.get(at..at + 64) {
+            Some(full) => full.try_into().ok()?,
+            None => {
+                let tail = b.get(at..).filter(|t| !t.is_empty())?;
+                pad[..tail.len()].copy_from_slice(tail);
+                &pad
+            }
+        };
+        let m = Masks::of64(block);
+        let escaped = escaped_bits(m.backslash, &mut carry);
+        let ends = m.quote & !escaped;
+        // The bits before the closing quote, if it is in this block.
+        let inside = if ends == 0 { !0 } else { (ends & ends.wrapping_neg()) - 1 };
+        if m.control & inside != 0 {
+            return None;
+        }
+        let escapes = escaped & inside;
+        if escapes != 0 {
+            had_escape = true;
+            let unusual = escapes & !(m.quote | m.backslash | eq64(block, b'n') | eq64(block, b't'));
+            let mut bits = unusual;
+            while bits != 0 {
+                let p = at + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                // (Past the end of the line is the padding: a backslash ended the line.)
+                match b.get(p) {
+                    Some(b'/' | b'b' | b'f' | b'r') => {}
+                    Some(b'u') => unicode_escape(b, p, &mut paired)?,
+                    _ => return None,
+                }
+            }
+        }
+        if ends != 0 {
+            return Some((at + ends.trailing_zeros() as usize + 1, had_escape));
+        }
+        at += 64;
+    }
+}
+
+/// Check the `\uXXXX` escape whose `u` is at `p`. A surrogate must come as a high-low pair:
+/// a lone one is declined, so the caller's repair path (U+FFFD, with a warning) takes the
+/// line. `paired` remembers a low half already checked with its high half.
+fn unicode_escape(b: &[u8], p: usize, paired: &mut usize) -> Option<()> {
+    match super::hex_at(b, p + 1)? {
+        0xD800..=0xDBFF => match (b.get(p + 5..p + 7), super::hex_at(b, p + 7)) {
+            (Some(b"\\u"), Some(0xDC00..=0xDFFF)) => {
+                *paired = p + 6;
+                Some(())
+            }
+            _ => None,
+        },
+        0xDC00..=0xDFFF => (*paired == p).then_some(()),
+        _ => Some(()),
+    }
+}
+
+/// The bits of bytes escaped by a backslash, given the block's backslash bits and whether
+/// its first byte is escaped (`carry`, updated for the next block). A run of backslashes
+/// escapes every other byte from its start, so an odd run escapes the byte after it.
+/// (simdjson's `json_escape_scanner`.)
+fn escaped_bits(backslash: u64, carry: &mut u64) -> u64 {
+    const ODD: u64 = 0xAAAA_AAAA_AAAA_AAAA;
+    if backslash == 0 {
+        return std::mem::take(carry);
+    }
+    let potential = backslash & !*carry;
+    let codes = ((potential << 1) | ODD).wrapping_sub(potential) ^ ODD;
+    let escaped = codes ^ (backslash | *carry);
+    *carry = (codes & backslash) >> 63;
+    escaped
+}
+
+/// Bit masks of a block's quotes, backslashes and control bytes (below 0x20, which JSON
+/// forbids inside strings); bit `k` is byte `k`.
+#[derive(Debug, PartialEq, Eq)]
+struct Masks {
+    quote: u64,
+    backslash: u64,
+    control: u64,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Masks {
+    fn of16(block: &[u8; 16]) -> Masks {
+        use safe_arch::{
+            cmp_eq_mask_i8_m128i, load_unaligned_m128i, min_u8_m128i, move_mask_i8_m128i, set_splat_i8_m128i,
+        };
+        let v = load_unaligned_m128i(block);
+        let bits = |m| u64::from(move_mask_i8_m128i(m) as u16);
+        Masks {
+            quote: bits(cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b'"' as i8))),
+            backslash: bits(cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b'\\' as i8))),
+            control: bits(cmp_eq_mask_i8_m128i(min_u8_m128i(v, set_splat_i8_m128i(0x1f)), v)),
+        }
+    }
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-fn find_special(b: &[u8]) -> Option<usize> {
-    find_special_swar(b)
-}
-
-/// The same search, eight bytes at a time (SWAR), where there is no SSE2.
-#[cfg(any(test, not(target_arch = "x86_64")))]
-fn find_special_swar(b: &[u8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // The lowest flagged byte is exact in each of these (higher ones may be false hits).
-    let equal = |w: u64, c: u8| {
-        let x = w ^ (ONES * u64::from(c));
-        x.wrapping_sub(ONES) & !x & HIGH
-    };
-    let words = b.chunks_exact(8);
-    let done = b.len() - words.remainder().len();
-    for (k, word) in words.enumerate() {
-        let Ok(word) = <[u8; 8]>::try_from(word) else { break };
-        let w = u64::from_le_bytes(word);
-        let m = equal(w, b'"') | equal(w, b'\\') | (w.wrapping_sub(ONES * 0x20) & !w & HIGH);
-        if m != 0 {
-            return Some(k * 8 + (m.trailing_zeros() / 8) as usize);
-        }
+impl Masks {
+    fn of16(block: &[u8; 16]) -> Masks {
+        Masks::scalar(block)
     }
-    b[done..].iter().position(|&c| is_special(c)).map(|p| done + p)
 }
 
-fn is_special(c: u8) -> bool {
-    c == b'"' || c == b'\\' || c < 0x20
+impl Masks {
+    fn of64(block: &[u8; 64]) -> Masks {
+        let mut m = Masks { quote: 0, backslash: 0, control: 0 };
+        for (k, part) in block.chunks_exact(16).enumerate() {
+            let Ok(part) = <&[u8; 16]>::try_from(part) else { break };
+            let p = Masks::of16(part);
+            m.quote |= p.quote << (16 * k);
+            m.backslash |= p.backslash << (16 * k);
+            m.control |= p.control << (16 * k);
+        }
+        m
+    }
+
+    /// Byte by byte: the reference the vector version is tested against, and the version
+    /// for other architectures.
+    #[cfg(any(test, not(target_arch = "x86_64")))]
+    fn scalar(block: &[u8]) -> Masks {
+        let mut m = Masks { quote: 0, backslash: 0, control: 0 };
+        for (k, &c) in block.iter().enumerate() {
+            m.quote |= u64::from(c == b'"') << k;
+            m.backslash |= u64::from(c == b'\\') << k;
+            m.control |= u64::from(c < 0x20) << k;
+        }
+        m
+    }
+}
+
+/// Bits of the bytes of a block equal to `c`.
+#[cfg(target_arch = "x86_64")]
+fn eq64(block: &[u8; 64], c: u8) -> u64 {
+    use safe_arch::{cmp_eq_mask_i8_m128i, load_unaligned_m128i, move_mask_i8_m128i, set_splat_i8_m128i};
+    let want = set_splat_i8_m128i(c as i8);
+    let mut out = 0;
+    for (k, part) in block.chunks_exact(16).enumerate() {
+        let Ok(part) = <&[u8; 16]>::try_from(part) else { break };
+        out |= u64::from(move_mask_i8_m128i(cmp_eq_mask_i8_m128i(load_unaligned_m128i(part), want)) as u16) << (16 * k);
+    }
+    out
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn eq64(block: &[u8; 64], c: u8) -> u64 {
+    block.iter().enumerate().fold(0, |m, (k, &b)| m | u64::from(b == c) << k)
 }
 
 /// Decode the escapes of a string body (without quotes). Lone surrogates are an error, as
@@ -663,28 +752,81 @@ mod tests {
     }
 
     #[test]
-    fn finds_the_first_special_byte() {
-        for n in 0..80 {
-            for tail in ["\"", "\\", "\t", "\u{1f}", ""] {
-                let s = format!("{}{tail}x\"", "a\u{e9}".repeat(n / 3));
-                let want = s.bytes().position(is_special);
-                assert_eq!(find_special(s.as_bytes()), want, "{s:?}");
-                assert_eq!(find_special_swar(s.as_bytes()), want, "{s:?}");
+    fn vector_masks_match_the_scalar_ones() {
+        let mut block = [0u8; 64];
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for round in 0..2000 {
+            for c in block.iter_mut() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                // Mostly the bytes that matter, some of everything else.
+                *c = match x % 8 {
+                    0 => b'"',
+                    1 => b'\\',
+                    2 => (x >> 8) as u8 % 0x21,
+                    3 => 0x80 | (x >> 8) as u8,
+                    _ => (x >> 8) as u8,
+                };
+            }
+            assert_eq!(Masks::of64(&block), Masks::scalar(&block), "round {round}");
+            for c in [b'n', b't', b'"', 0] {
+                assert_eq!(eq64(&block, c), block.iter().enumerate().fold(0, |m, (k, &b)| m | u64::from(b == c) << k));
             }
         }
-        for f in [find_special, find_special_swar] {
-            assert_eq!(f(b"\x80\xff\x20\x7f\x22"), Some(4));
-            assert_eq!(f(b"\xff\xff\xff\xff\xff\xff\xff\xff\xff\x1f"), Some(9));
-            assert_eq!(f(&[0xc3; 40]), None);
+    }
+
+    #[test]
+    fn escaped_bits_follow_backslash_runs_across_blocks() {
+        // The escaped bytes of a 256-byte stream, block by block, against a byte walk.
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..2000 {
+            let mut bytes = [b'a'; 256];
+            for c in bytes.iter_mut() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                if x % 3 == 0 {
+                    *c = b'\\';
+                }
+            }
+            let mut want = [false; 256];
+            let mut esc = false;
+            for (k, &c) in bytes.iter().enumerate() {
+                want[k] = esc;
+                esc = !esc && c == b'\\';
+            }
+            let mut carry = 0;
+            for (blk, chunk) in bytes.chunks_exact(64).enumerate() {
+                let backslash = chunk.iter().enumerate().fold(0u64, |m, (k, &c)| m | u64::from(c == b'\\') << k);
+                let got = escaped_bits(backslash, &mut carry);
+                for k in 0..64 {
+                    assert_eq!(got >> k & 1 == 1, want[blk * 64 + k], "block {blk} byte {k}");
+                }
+            }
         }
     }
 
     #[test]
     fn strings_of_every_length_and_escape_position() {
-        // Escapes straddling the 16-byte blocks, ends of line inside escapes.
-        for n in 0..140 {
-            let escapes =
-                ["\\n", "\\\\", "\\\"", "\\u00e9", "\\ud83d\\ude00", "\\ud83d", "\\x", "\t", "", "\\n\\\\\\\"\\/x\\\\"];
+        // Escapes straddling the 16- and 64-byte blocks, ends of line inside escapes.
+        for n in 0..200 {
+            let escapes = [
+                "\\n",
+                "\\\\",
+                "\\\"",
+                "\\u00e9",
+                "\\ud83d\\ude00",
+                "\\ud83d",
+                "\\ude00",
+                "\\\\ude00",
+                "\\x",
+                "\\u12",
+                "\t",
+                "",
+                "\\n\\\\\\\"\\/x\\\\",
+                "\\\\\\\\\\\"\\b\\f\\r",
+            ];
             for esc in escapes {
                 let body = format!("{}{esc}{}", "x".repeat(n), "\u{e9}".repeat(n % 7));
                 for doc in [format!("[\"{body}\"]"), format!("[\"{body}"), format!("[\"{body}\\")] {
