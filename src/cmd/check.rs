@@ -19,11 +19,13 @@ pub fn run(ctx: &Ctx, a: &CheckArgs, out: &mut dyn Write) -> Result<Outcome> {
     let mut with_errors = 0;
     let mut with_warnings = 0;
     for (i, f) in files.iter().enumerate() {
+        let last = i + 1 == files.len();
         let report = match Source::open(f, ctx.read_options()).and_then(|src| {
+            let src = if last { super::keep_until_exit(src) } else { &src };
             // The report needs the index and the findings, not the message bodies.
-            let s = Session::load_with(&src, ctx.format(), Detail::Index)?;
+            let s = Session::load_with(src, ctx.format(), Detail::Index)?;
             let report = check(&s, ctx.global.strict);
-            if i + 1 == files.len() {
+            if last {
                 super::release(s);
             }
             Ok(report)

@@ -17,7 +17,7 @@ use crate::sanitize;
 
 pub fn run(ctx: &Ctx, a: &ContextArgs, out: &mut dyn Write) -> Result<Outcome> {
     let src = ctx.open(a.file.as_deref())?;
-    let s = ctx.load(&src)?;
+    let s = ctx.load(src)?;
     let leaf = s.target(a.id.as_deref())?;
     let c = materialize(&s, leaf)?;
     if ctx.global.json {

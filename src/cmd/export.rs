@@ -15,7 +15,7 @@ use crate::time;
 
 pub fn run(ctx: &Ctx, a: &ExportArgs, out: &mut dyn Write) -> Result<Outcome> {
     let src = ctx.open(a.file.as_deref())?;
-    let s = ctx.load(&src)?;
+    let s = ctx.load(src)?;
     let target = s.target(a.id.as_deref())?;
     let ext = if a.html { "html" } else { "md" };
     let dest = match (&a.output, a.auto_name) {

@@ -14,7 +14,7 @@ use crate::tree::Ix;
 
 pub fn run(ctx: &Ctx, a: &FileArg, out: &mut dyn Write) -> Result<Outcome> {
     let src = ctx.open(a.file.as_deref())?;
-    let s = ctx.load(&src)?;
+    let s = ctx.load(src)?;
     let latest = s.tree.latest();
     let leaves: Vec<Ix> = s.tree.leaves().collect();
     if ctx.global.json {

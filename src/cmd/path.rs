@@ -15,7 +15,7 @@ use crate::tree::Ix;
 
 pub fn run(ctx: &Ctx, a: &PathArgs, out: &mut dyn Write) -> Result<Outcome> {
     let src = ctx.open(a.file.as_deref())?;
-    let s = ctx.load(&src)?;
+    let s = ctx.load(src)?;
     if s.entries.is_empty() && a.id.is_none() {
         if ctx.global.json {
             json::write(out, &PathDoc { head: DocHead::of(&s), target: None, entries: vec![] }, false)

@@ -9,7 +9,7 @@ use crate::render::json;
 
 pub fn run(ctx: &Ctx, a: &ShowArgs, out: &mut dyn Write) -> Result<Outcome> {
     let src = ctx.open(Some(&a.file))?;
-    let s = ctx.load(&src)?;
+    let s = ctx.load(src)?;
     let i = s.find(&a.id)?;
     let value = s.value(i)?;
     json::write(out, &value, !ctx.global.json).map_err(io_err)?;

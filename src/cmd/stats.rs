@@ -48,7 +48,7 @@ pub fn run(ctx: &Ctx, a: &StatsArgs, out: &mut dyn Write) -> Result<Outcome> {
     let loaded: Vec<Loaded> = files
         .par_iter()
         .map(|f| {
-            let l = load_one(ctx, f, opts);
+            let l = load_one(ctx, f, opts, files.len() == 1);
             progress.tick();
             l
         })
@@ -85,16 +85,23 @@ pub fn run(ctx: &Ctx, a: &StatsArgs, out: &mut dyn Write) -> Result<Outcome> {
     Ok(if over { Outcome::Negative } else { Outcome::Success })
 }
 
-fn load_one(ctx: &Ctx, f: &str, opts: ReadOptions) -> Loaded {
+/// Load one input; `alone` when it is the command's only one (kept until exit, see
+/// [`super::release`]).
+fn load_one(ctx: &Ctx, f: &str, opts: ReadOptions, alone: bool) -> Loaded {
     let src = match Source::open(f, opts) {
         Ok(s) => s,
         Err(e) => return Loaded { stats: None, messages: vec![error_line(&e)], failed: true, damaged: false },
     };
-    let (s, mut messages) = ctx.load_reporting(&src);
+    let src = if alone { super::keep_until_exit(src) } else { &src };
+    let (s, mut messages) = ctx.load_reporting(src);
     match s {
         Ok(s) => {
             let damaged = s.damaged_lines() > 0;
-            Loaded { stats: Some(SessionStats::of(&s)), messages, failed: false, damaged }
+            let stats = SessionStats::of(&s);
+            if alone {
+                super::release(s);
+            }
+            Loaded { stats: Some(stats), messages, failed: false, damaged }
         }
         Err(e) => {
             messages.push(error_line(&e));

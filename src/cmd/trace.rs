@@ -13,6 +13,7 @@ use crate::model::Format;
 use crate::preview::tokens;
 use crate::render::{json, Palette};
 use crate::sanitize;
+use crate::source::Source;
 use crate::time::format_duration;
 use crate::trace::{self, Detail, Run, Span, SpanKind, SpanOutcome, Status, Trace};
 
@@ -24,8 +25,10 @@ pub fn run(ctx: &Ctx, a: &TraceArgs, out: &mut dyn Write) -> Result<Outcome> {
     let mut run_found = false;
     let mut damaged: Option<Error> = None;
     for (n, f) in files.iter().enumerate() {
-        let src = ctx.open(Some(f))?;
-        let s = ctx.load(&src)?;
+        let last = n + 1 == files.len();
+        let src = Source::open(f, ctx.read_options())?;
+        let src = if last { super::keep_until_exit(src) } else { &src };
+        let s = ctx.load(src)?;
         let leaf = match (&a.leaf, s.format) {
             (Some(id), Format::Arcturn) => Some(s.find(id)?),
             (Some(_), Format::Crab) => {
@@ -54,7 +57,8 @@ pub fn run(ctx: &Ctx, a: &TraceArgs, out: &mut dyn Write) -> Result<Outcome> {
             }
             human(&t, s.name(), s.format, a, &ctx.palette, ctx.width, out).map_err(io_err)?;
         }
-        if let Err(e) = ctx.finish(s) {
+        let outcome = if last { ctx.finish(s) } else { ctx.outcome(&s) };
+        if let Err(e) = outcome {
             damaged.get_or_insert(e);
         }
     }

@@ -18,7 +18,7 @@ use crate::tree::{Ix, RootReason};
 
 pub fn run(ctx: &Ctx, a: &TreeArgs, out: &mut dyn Write) -> Result<Outcome> {
     let src = ctx.open(a.file.as_deref())?;
-    let s = ctx.load(&src)?;
+    let s = ctx.load(src)?;
     if ctx.global.json {
         json::write(out, &TreeDoc::of(&s), false).map_err(io_err)?;
     } else if s.entries.is_empty() {
