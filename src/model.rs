@@ -141,6 +141,13 @@ impl Hash for Key<'_> {
 }
 
 impl Key<'_> {
+    /// The hash the indexes use (`FxHash` of the packed words).
+    pub fn hash64(&self) -> u64 {
+        let mut h = rustc_hash::FxHasher::default();
+        self.hash(&mut h);
+        h.finish()
+    }
+
     /// The text of a string key (empty for an integer).
     pub fn as_str(&self) -> &str {
         match self {

@@ -1,7 +1,7 @@
 //! Tool calls matched with tool results by call id, over the whole file: a result may sit on
 //! another branch than its call (a resumed session), so pairing is file-wide.
 
-use rustc_hash::FxHashSet as HashSet;
+use hashbrown::HashTable;
 
 use crate::model::{Key, ToolSide, ToolUse};
 
@@ -13,22 +13,28 @@ pub struct Pairing {
 
 impl Pairing {
     pub fn build(tools: &[ToolUse<'_>]) -> Pairing {
-        let mut results: HashSet<&Key> = HashSet::default();
-        let mut called: HashSet<&Key> = HashSet::default();
-        for t in tools {
-            if let Some(k) = &t.key {
-                match t.side {
-                    ToolSide::Call => called.insert(k),
-                    ToolSide::Result => results.insert(k),
-                };
-            }
+        // The ids of each side, as positions in `tools` (4 bytes a slot: the tables stay in
+        // cache), compared through `tools`. Hashes are computed once.
+        let hashes: Vec<u64> = tools.iter().map(|t| t.key.as_ref().map_or(0, Key::hash64)).collect();
+        let key = |j: u32| tools[j as usize].key.as_ref();
+        // Calls and results come in pairs in a healthy file.
+        let mut results: HashTable<u32> = HashTable::with_capacity(tools.len() / 2);
+        let mut called: HashTable<u32> = HashTable::with_capacity(tools.len() / 2);
+        for (i, t) in tools.iter().enumerate() {
+            let Some(k) = &t.key else { continue };
+            let side = match t.side {
+                ToolSide::Call => &mut called,
+                ToolSide::Result => &mut results,
+            };
+            side.entry(hashes[i], |&j| key(j) == Some(k), |&j| hashes[j as usize]).or_insert(i as u32);
         }
+        let has = |table: &HashTable<u32>, i: usize, k: &Key| table.find(hashes[i], |&j| key(j) == Some(k)).is_some();
         let unmatched = tools
             .iter()
             .enumerate()
-            .filter(|(_, t)| match (t.side, &t.key) {
-                (ToolSide::Call, Some(k)) => !results.contains(k),
-                (ToolSide::Result, Some(k)) => !called.contains(k),
+            .filter(|&(i, t)| match (t.side, &t.key) {
+                (ToolSide::Call, Some(k)) => !has(&results, i, k),
+                (ToolSide::Result, Some(k)) => !has(&called, i, k),
                 (ToolSide::Result, None) => true,
                 // Calls without an id are not listed as tool uses.
                 (ToolSide::Call, None) => false,

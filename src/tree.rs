@@ -3,9 +3,7 @@
 //! (duplicate ids, dangling parents, self-parents, cycles) is reported and then neutralized
 //! so that no walk can loop: each damaged link is cut and its entry becomes an extra root.
 
-use std::collections::hash_map::Entry as Slot;
-
-use rustc_hash::FxHashMap;
+use hashbrown::hash_table::{Entry as Slot, HashTable};
 
 use crate::finding::{Code, Finding};
 use crate::format::EntryKeys;
@@ -35,7 +33,11 @@ pub struct Tree<'a> {
     children: Vec<Ix>,
     depth: Vec<u32>,
     roots: Vec<(Ix, RootReason)>,
-    lookup: FxHashMap<Key<'a>, Ix>,
+    /// Each entry's packed id and parent (`keys[i]` is entry `i`'s).
+    keys: Vec<EntryKeys<'a>>,
+    /// Id lookup: the table holds entry positions only (4 bytes a slot, so it stays in
+    /// cache at a million entries), and compares through `keys`.
+    lookup: HashTable<Ix>,
     /// Findings about the tree's shape.
     pub findings: Vec<Finding>,
 }
@@ -54,17 +56,18 @@ impl<'a> Tree<'a> {
     pub fn with_keys(entries: &[Entry<'a>], keys: Vec<EntryKeys<'a>>) -> Tree<'a> {
         let n = entries.len();
         let mut findings = Vec::new();
-        let mut lookup: FxHashMap<Key<'a>, Ix> = FxHashMap::default();
-        lookup.reserve(n);
+        let mut lookup: HashTable<Ix> = HashTable::with_capacity(n);
         let mut first_of_its_id = vec![true; n];
         for (i, e) in entries.iter().enumerate() {
-            let first = match lookup.entry(keys[i].0.clone()) {
-                Slot::Vacant(v) => {
-                    v.insert(i as Ix);
-                    continue;
-                }
-                Slot::Occupied(o) => *o.get(),
-            };
+            let id = &keys[i].0;
+            let first =
+                match lookup.entry(id.hash64(), |&j| keys[j as usize].0 == *id, |&j| keys[j as usize].0.hash64()) {
+                    Slot::Vacant(v) => {
+                        v.insert(i as Ix);
+                        continue;
+                    }
+                    Slot::Occupied(o) => *o.get(),
+                };
             first_of_its_id[i] = false;
             findings.push(
                 Finding::new(
@@ -106,21 +109,27 @@ impl<'a> Tree<'a> {
                 Some(_) if i > 0 && first_of_its_id[i - 1] && keys[i].1.as_ref() == Some(&keys[i - 1].0) => {
                     Some(i as Ix - 1)
                 }
-                Some(p) => match keys[i].1.as_ref().and_then(|k| lookup.get(k)) {
-                    Some(&j) => Some(j),
-                    None => {
-                        findings.push(
-                            Finding::new(
-                                Code::DanglingParent,
-                                Some(e.line),
-                                format!("entry {} names parent {}, which is not in the file", quoted(&e.id), quoted(p)),
-                            )
-                            .with_id(e.id.to_owned_id()),
-                        );
-                        reason[i] = Some(RootReason::Dangling);
-                        None
+                Some(p) => {
+                    match keys[i].1.as_ref().and_then(|k| lookup.find(k.hash64(), |&j| keys[j as usize].0 == *k)) {
+                        Some(&j) => Some(j),
+                        None => {
+                            findings.push(
+                                Finding::new(
+                                    Code::DanglingParent,
+                                    Some(e.line),
+                                    format!(
+                                        "entry {} names parent {}, which is not in the file",
+                                        quoted(&e.id),
+                                        quoted(p)
+                                    ),
+                                )
+                                .with_id(e.id.to_owned_id()),
+                            );
+                            reason[i] = Some(RootReason::Dangling);
+                            None
+                        }
                     }
-                },
+                }
             };
             parent.push(p);
         }
@@ -223,7 +232,7 @@ impl<'a> Tree<'a> {
         }
 
         findings.sort_by_key(|f| (f.line, f.code));
-        Tree { parent, child_start, children, depth, roots, lookup, findings }
+        Tree { parent, child_start, children, depth, roots, keys, lookup, findings }
     }
 
     pub fn len(&self) -> usize {
@@ -285,7 +294,8 @@ impl<'a> Tree<'a> {
 
     /// Exact id lookup (typed: `1` never finds `"1"`).
     pub fn get(&self, id: &Id<'a>) -> Option<Ix> {
-        self.lookup.get(&Key::of(id)).copied()
+        let k = Key::of(id);
+        self.lookup.find(k.hash64(), |&j| self.keys[j as usize].0 == k).copied()
     }
 
     /// True when `anc` is `i` or on the path from a root to `i`.
