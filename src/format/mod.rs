@@ -127,7 +127,17 @@ pub fn decode(source: &Source, forced: Option<Format>, detail: Detail) -> Result
         source.chunks(threads * CHUNKS_PER_THREAD)
     };
     let decode_chunk = |chunk: Range<usize>| {
-        let mut part = Part { bytes: chunk.len(), detail, ..Part::default() };
+        // Room for an entry and a tool use per KiB (lines average a few KiB), so the
+        // vectors rarely grow; capacity never written costs address space, not memory.
+        let guess = chunk.len() / 1024;
+        let mut part = Part {
+            bytes: chunk.len(),
+            detail,
+            entries: Vec::with_capacity(guess),
+            keys: Vec::with_capacity(guess),
+            tools: Vec::with_capacity(guess),
+            ..Part::default()
+        };
         for line in source.lines_in(chunk, 1) {
             part.add_line(source.bytes(), &line, &dec);
         }
