@@ -77,8 +77,14 @@ impl<'de> Skim<'de> {
     }
 
     fn peek(&mut self) -> Result<u8> {
-        self.ws();
-        self.b.get(self.i).copied().ok_or(DECLINED)
+        match self.b.get(self.i) {
+            // Compact JSON (what agents write) has no whitespace between tokens.
+            Some(&c) if c > b' ' => Ok(c),
+            _ => {
+                self.ws();
+                self.b.get(self.i).copied().ok_or(DECLINED)
+            }
+        }
     }
 
     fn eat(&mut self, c: u8) -> Result<()> {
