@@ -298,7 +298,7 @@ fn scan_str(b: &[u8], from: usize) -> Option<(usize, bool)> {
         let escapes = escaped & inside;
         if escapes != 0 {
             had_escape = true;
-            let unusual = escapes & !(m.quote | m.backslash | eq64(block, b'n') | eq64(block, b't'));
+            let unusual = escapes & !(m.quote | m.backslash | either64(block, b'n', b't'));
             let mut bits = unusual;
             while bits != 0 {
                 let p = at + bits.trailing_zeros() as usize;
@@ -410,22 +410,24 @@ impl Masks {
     }
 }
 
-/// Bits of the bytes of a block equal to `c`.
+/// Bits of the bytes of a block equal to `a` or `b`.
 #[cfg(target_arch = "x86_64")]
-fn eq64(block: &[u8; 64], c: u8) -> u64 {
-    use safe_arch::{cmp_eq_mask_i8_m128i, load_unaligned_m128i, move_mask_i8_m128i, set_splat_i8_m128i};
-    let want = set_splat_i8_m128i(c as i8);
+fn either64(block: &[u8; 64], a: u8, b: u8) -> u64 {
+    use safe_arch::{bitor_m128i, cmp_eq_mask_i8_m128i, load_unaligned_m128i, move_mask_i8_m128i, set_splat_i8_m128i};
+    let (a, b) = (set_splat_i8_m128i(a as i8), set_splat_i8_m128i(b as i8));
     let mut out = 0;
     for (k, part) in block.chunks_exact(16).enumerate() {
         let Ok(part) = <&[u8; 16]>::try_from(part) else { break };
-        out |= u64::from(move_mask_i8_m128i(cmp_eq_mask_i8_m128i(load_unaligned_m128i(part), want)) as u16) << (16 * k);
+        let v = load_unaligned_m128i(part);
+        let hit = bitor_m128i(cmp_eq_mask_i8_m128i(v, a), cmp_eq_mask_i8_m128i(v, b));
+        out |= u64::from(move_mask_i8_m128i(hit) as u16) << (16 * k);
     }
     out
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-fn eq64(block: &[u8; 64], c: u8) -> u64 {
-    block.iter().enumerate().fold(0, |m, (k, &b)| m | u64::from(b == c) << k)
+fn either64(block: &[u8; 64], a: u8, b: u8) -> u64 {
+    block.iter().enumerate().fold(0, |m, (k, &c)| m | u64::from(c == a || c == b) << k)
 }
 
 /// Decode the escapes of a string body (without quotes). Lone surrogates are an error, as
@@ -785,8 +787,9 @@ mod tests {
                 };
             }
             assert_eq!(Masks::of64(&block), Masks::scalar(&block), "round {round}");
-            for c in [b'n', b't', b'"', 0] {
-                assert_eq!(eq64(&block, c), block.iter().enumerate().fold(0, |m, (k, &b)| m | u64::from(b == c) << k));
+            for (a, b) in [(b'n', b't'), (b'"', b'"'), (0, 0xff)] {
+                let want = block.iter().enumerate().fold(0, |m, (k, &c)| m | u64::from(c == a || c == b) << k);
+                assert_eq!(either64(&block, a, b), want);
             }
         }
     }
