@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::hash::{Hash, Hasher};
+use std::hash::Hasher;
 use std::ops::Range;
 
 use serde::Serialize;
@@ -124,10 +124,11 @@ impl<'a> Key<'a> {
     }
 }
 
-/// Hashed as whole words (one or two multiplies with the index's hasher), not byte by
-/// byte as the derived hash would for the packed form.
-impl Hash for Key<'_> {
-    fn hash<H: Hasher>(&self, h: &mut H) {
+impl Key<'_> {
+    /// The hash the indexes use: `FxHash` of the packed form as whole words (one or two
+    /// multiplies), not byte by byte.
+    pub fn hash64(&self) -> u64 {
+        let mut h = rustc_hash::FxHasher::default();
         match self {
             Key::Int(n) => h.write_u64(*n),
             Key::Short(len, b) => {
@@ -137,14 +138,6 @@ impl Hash for Key<'_> {
             }
             Key::Long(s) => h.write(s.as_bytes()),
         }
-    }
-}
-
-impl Key<'_> {
-    /// The hash the indexes use (`FxHash` of the packed words).
-    pub fn hash64(&self) -> u64 {
-        let mut h = rustc_hash::FxHasher::default();
-        self.hash(&mut h);
         h.finish()
     }
 

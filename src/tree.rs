@@ -109,27 +109,21 @@ impl<'a> Tree<'a> {
                 Some(_) if i > 0 && first_of_its_id[i - 1] && keys[i].1.as_ref() == Some(&keys[i - 1].0) => {
                     Some(i as Ix - 1)
                 }
-                Some(p) => {
-                    match keys[i].1.as_ref().and_then(|k| lookup.find(k.hash64(), |&j| keys[j as usize].0 == *k)) {
-                        Some(&j) => Some(j),
-                        None => {
-                            findings.push(
-                                Finding::new(
-                                    Code::DanglingParent,
-                                    Some(e.line),
-                                    format!(
-                                        "entry {} names parent {}, which is not in the file",
-                                        quoted(&e.id),
-                                        quoted(p)
-                                    ),
-                                )
-                                .with_id(e.id.to_owned_id()),
-                            );
-                            reason[i] = Some(RootReason::Dangling);
-                            None
-                        }
+                Some(p) => match keys[i].1.as_ref().and_then(|k| find(&lookup, &keys, k)) {
+                    Some(j) => Some(j),
+                    None => {
+                        findings.push(
+                            Finding::new(
+                                Code::DanglingParent,
+                                Some(e.line),
+                                format!("entry {} names parent {}, which is not in the file", quoted(&e.id), quoted(p)),
+                            )
+                            .with_id(e.id.to_owned_id()),
+                        );
+                        reason[i] = Some(RootReason::Dangling);
+                        None
                     }
-                }
+                },
             };
             parent.push(p);
         }
@@ -294,8 +288,7 @@ impl<'a> Tree<'a> {
 
     /// Exact id lookup (typed: `1` never finds `"1"`).
     pub fn get(&self, id: &Id<'a>) -> Option<Ix> {
-        let k = Key::of(id);
-        self.lookup.find(k.hash64(), |&j| self.keys[j as usize].0 == k).copied()
+        find(&self.lookup, &self.keys, &Key::of(id))
     }
 
     /// True when `anc` is `i` or on the path from a root to `i`.
@@ -312,6 +305,11 @@ impl<'a> Tree<'a> {
         }
         false
     }
+}
+
+/// The first entry whose id is `k`.
+fn find(lookup: &HashTable<Ix>, keys: &[EntryKeys<'_>], k: &Key<'_>) -> Option<Ix> {
+    lookup.find(k.hash64(), |&j| keys[j as usize].0 == *k).copied()
 }
 
 /// An id as it appears in JSON, for messages: `"a1f0"` or `3`.

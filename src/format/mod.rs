@@ -64,13 +64,14 @@ pub enum Detail {
     Index,
 }
 
-/// How hard [`parse`] tries.
+/// Which parser [`parse`] uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Effort {
-    /// The skimmer alone: whatever it declines is [`Fail::Declined`], for the caller to
-    /// retry with `Full` after its own preparation (lone-surrogate repair).
+    /// The skimmer: whatever it declines is [`Fail::Declined`], for the caller to retry
+    /// with `Full` after its own preparation (lone-surrogate repair).
     Skim,
-    /// The skimmer, then serde_json for anything it declines.
+    /// serde_json, which has the last word on what is valid: for a line the skimmer
+    /// declined, so the skimmer does not read it twice.
     Full,
 }
 
@@ -370,17 +371,15 @@ fn classify(b: &[u8], line: u32, err: &serde_json::Error, dec: &Decoder) -> Find
     Finding::at(code, line, Some(err.column() as u32), message)
 }
 
-/// Parse one line into a decoder's raw type: the skimmer first, serde_json when the skimmer
-/// declines (a line with control bytes, anything it rejects). serde_json has the last word,
-/// so a line the skimmer cannot handle is never called damaged because of it.
+/// Parse one line into a decoder's raw type: with the skimmer, or with serde_json for a line
+/// the skimmer declined (a line with control bytes, anything it rejects). serde_json has the
+/// last word, so a line the skimmer cannot handle is never called damaged because of it.
 pub fn parse<'a, T: serde::Deserialize<'a>>(text: &'a str, effort: Effort) -> std::result::Result<T, Fail> {
-    match skim::from_str(text) {
-        Ok(v) => return Ok(v),
-        Err(skim::Error::TooDeep(col)) => return Err(Fail::TooDeep(col)),
-        Err(skim::Error::Declined) => {}
-    }
     if effort == Effort::Skim {
-        return Err(Fail::Declined);
+        return skim::from_str(text).map_err(|e| match e {
+            skim::Error::TooDeep(col) => Fail::TooDeep(col),
+            skim::Error::Declined => Fail::Declined,
+        });
     }
     if let Some(col) = too_deep(text.as_bytes()) {
         return Err(Fail::TooDeep(col));
