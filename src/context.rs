@@ -138,8 +138,7 @@ impl Walk {
     fn push_message(&mut self, s: &Session<'_>, ix: Ix, order: usize) -> Result<()> {
         let e = s.entry(ix);
         let Some(m) = &e.message else { return Ok(()) };
-        let v = s.value(ix)?;
-        let blocks = content::blocks(s.format, &v);
+        let blocks = s.content(ix)?.blocks;
         for b in &blocks {
             if let Block::ToolCall { id: Some(id), name, .. } = b {
                 self.call_names.insert(id.clone(), name.clone());

@@ -216,6 +216,38 @@ pub struct Entry<'a> {
     pub compaction: Option<Box<Compaction<'a>>>,
     pub state: Option<Box<State<'a>>>,
     pub label: Option<Text<'a>>,
+    /// What only some formats have (`None` for nearly every entry, so entries stay small).
+    pub extra: Option<Box<Extra<'a>>>,
+}
+
+/// The rarer parts of an entry, kept out of line.
+#[derive(Clone, Debug, Default)]
+pub struct Extra<'a> {
+    /// Further lines of this entry, in file order (a model response written one content
+    /// block per line is one entry).
+    pub more_spans: Vec<Range<usize>>,
+    /// The id was made up by the reader (`L<line>`), because the format has none.
+    pub synthetic_id: bool,
+    /// What a format's file-level pass needs from the line (read at decode time, while the
+    /// line is in cache): the model call a line belongs to, a logical parent, ...
+    pub hints: Vec<(&'static str, Cow<'a, str>)>,
+}
+
+impl<'a> Entry<'a> {
+    /// Every line of the entry, in file order.
+    pub fn spans(&self) -> impl Iterator<Item = Range<usize>> + '_ {
+        std::iter::once(self.span.clone()).chain(self.extra.iter().flat_map(|x| x.more_spans.iter().cloned()))
+    }
+
+    /// A hint the decoder left for the file-level pass.
+    pub fn hint(&self, name: &str) -> Option<&Cow<'a, str>> {
+        self.extra.as_ref()?.hints.iter().find(|(k, _)| *k == name).map(|(_, v)| v)
+    }
+
+    /// The entry's extra part, created on first use.
+    pub fn extra_mut(&mut self) -> &mut Extra<'a> {
+        self.extra.get_or_insert_with(Default::default)
+    }
 }
 
 impl Entry<'_> {

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use crate::content::Content;
 use crate::model::{Entry, Kind, Role};
 use crate::session::Session;
 use crate::tree::Ix;
@@ -23,14 +24,14 @@ pub struct Description {
 /// Describe entry `i`, re-reading its line for message text (the index keeps no payloads).
 pub fn describe_at(s: &Session<'_>, i: Ix) -> Description {
     let e = s.entry(i);
-    let value = if e.kind == Kind::Message { s.value(i).ok() } else { None };
-    describe(e, value.as_ref())
+    let content = if e.kind == Kind::Message { s.content(i).ok() } else { None };
+    describe(e, content.as_ref())
 }
 
-/// Describe an entry; `value` is its parsed line, needed for message text.
-pub fn describe(e: &Entry<'_>, value: Option<&Value>) -> Description {
+/// Describe an entry; `content` is its message's content, needed for message text.
+pub fn describe(e: &Entry<'_>, content: Option<&Content>) -> Description {
     match e.kind {
-        Kind::Message => message(e, value.and_then(|v| v.get("message"))),
+        Kind::Message => message(e, content),
         Kind::Compaction => {
             let c = e.compaction.as_ref();
             let tokens = match c.map(|c| (c.tokens_before, c.tokens_after)) {
@@ -76,11 +77,11 @@ pub fn describe(e: &Entry<'_>, value: Option<&Value>) -> Description {
     }
 }
 
-fn message(e: &Entry<'_>, v: Option<&Value>) -> Description {
+fn message(e: &Entry<'_>, c: Option<&Content>) -> Description {
     let Some(m) = &e.message else {
         return Description { label: "message".into(), text: "(no message)".into(), alert: true };
     };
-    let text = v.and_then(first_text).map(|t| first_line(&prefix(t, PREVIEW_CHARS))).unwrap_or_default();
+    let text = c.and_then(Content::first_text).map(|t| first_line(&prefix(t, PREVIEW_CHARS))).unwrap_or_default();
     match m.role {
         Role::User => Description { label: "user".into(), text, alert: false },
         Role::System => Description { label: "operator".into(), text, alert: false },
@@ -98,7 +99,7 @@ fn message(e: &Entry<'_>, v: Option<&Value>) -> Description {
             } else if m.blocks.thinking > 0 && m.tool_calls.is_empty() {
                 parts.push("(thinking)".into());
             }
-            for c in v.map(tool_calls).unwrap_or_default() {
+            for c in c.map(tool_calls).unwrap_or_default() {
                 parts.push(format!("→ {c}"));
             }
             if m.blocks.server_compaction > 0 {
@@ -137,42 +138,9 @@ fn message(e: &Entry<'_>, v: Option<&Value>) -> Description {
     }
 }
 
-/// The first text of a message (either format): string content, the first `text` block, or
-/// the first tool result's output.
-pub fn first_text(message: &Value) -> Option<&str> {
-    let content = message.get("content")?;
-    if let Some(s) = content.as_str() {
-        return Some(s);
-    }
-    let blocks = content.as_array()?;
-    blocks.iter().find_map(block_text).or_else(|| {
-        blocks.iter().find_map(|b| {
-            let c = b.get("content")?;
-            c.as_str().or_else(|| c.as_array()?.iter().find_map(block_text))
-        })
-    })
-}
-
-fn block_text(b: &Value) -> Option<&str> {
-    if b.get("type")?.as_str()? == "text" {
-        b.get("text")?.as_str()
-    } else {
-        None
-    }
-}
-
 /// `read src/lib.rs`, `bash cargo test`: each tool call of a message by name and main argument.
-pub fn tool_calls(message: &Value) -> Vec<String> {
-    let Some(blocks) = message.get("content").and_then(Value::as_array) else { return Vec::new() };
-    blocks
-        .iter()
-        .filter(|b| matches!(b.get("type").and_then(Value::as_str), Some("toolCall" | "tool_use")))
-        .map(|b| {
-            let name = b.get("name").and_then(Value::as_str).unwrap_or("?");
-            let args = b.get("arguments").or_else(|| b.get("input"));
-            join(name, &args.map(main_argument).unwrap_or_default())
-        })
-        .collect()
+pub fn tool_calls(c: &Content) -> Vec<String> {
+    c.tool_calls().map(|(_, name, args)| join(name, &main_argument(args))).collect()
 }
 
 /// The argument a person would want to see first.

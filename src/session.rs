@@ -1,6 +1,7 @@
 //! A loaded session: the decoded records of one source plus its tree index and the findings
 //! made while loading. This is what every view takes as input.
 
+use crate::content::Content;
 use crate::error::{Error, Result};
 use crate::finding::{Code, Finding, Severity};
 use crate::format::{self, repair_lone_surrogates, Detail};
@@ -135,9 +136,17 @@ impl<'a> Session<'a> {
         parsed.map_err(|e| Error::input(self.name(), format!("cannot re-read a line: {}", format::clean(&e))))
     }
 
-    /// The full JSON value of an entry.
+    /// The full JSON value of an entry's (first) line, as stored.
     pub fn value(&self, i: Ix) -> Result<serde_json::Value> {
         self.value_at(self.entries[i as usize].span.clone())
+    }
+
+    /// What an entry's message says, in the neutral vocabulary (read from its lines: the
+    /// index keeps no payloads).
+    pub fn content(&self, i: Ix) -> Result<Content> {
+        let e = self.entry(i);
+        let lines = e.spans().map(|sp| self.value_at(sp)).collect::<Result<Vec<_>>>()?;
+        Ok((format::decoder(self.format).content)(e, &lines))
     }
 
     /// Findings that make a line unreadable, excluding the last line's torn-write rule.

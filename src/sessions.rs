@@ -101,9 +101,11 @@ pub fn read_info(path: &Path, display: &str) -> Result<SessionInfo, String> {
         header.and_then(|h| h.title.as_ref()).map(|t| t.prefix(TITLE_CHARS).0).filter(|t| !t.trim().is_empty());
     let first_user = d.entries.iter().find(|e| e.message.as_ref().is_some_and(|m| m.role == Role::User));
     let prompt = first_user
-        .and_then(|e| serde_json::from_slice::<serde_json::Value>(&src.bytes()[e.span.clone()]).ok())
-        .and_then(|v| {
-            crate::preview::first_text(v.get("message")?).map(|t| t.chars().take(TITLE_CHARS).collect::<String>())
+        .and_then(|e| {
+            let lines =
+                e.spans().map(|sp| serde_json::from_slice(&src.bytes()[sp]).ok()).collect::<Option<Vec<_>>>()?;
+            let c = (crate::format::decoder(d.format).content)(e, &lines);
+            c.first_text().map(|t| t.chars().take(TITLE_CHARS).collect::<String>())
         })
         .filter(|t| !t.trim().is_empty());
     let (title, title_source) = match (header_title, prompt, &id) {

@@ -10,6 +10,8 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
+
+use crate::content::Block;
 use serde_json::Value;
 
 use crate::model::{Format, Kind, Outcome, Role, Usage};
@@ -530,8 +532,8 @@ fn estimate(s: &Session<'_>, path: &[Ix], from: usize, tip: Ix) -> Context {
             continue;
         }
         any = true;
-        if let Ok(v) = s.value(i) {
-            chars += message_chars(v.get("message").unwrap_or(&Value::Null));
+        if let Ok(c) = s.content(i) {
+            chars += message_chars(&c.blocks);
         }
     }
     if !any {
@@ -548,29 +550,18 @@ fn estimate(s: &Session<'_>, path: &[Ix], from: usize, tip: Ix) -> Context {
 
 /// Characters a message puts in the context: texts, thinking, tool call names and arguments,
 /// tool output. An image counts as 4,800 characters (1,200 tokens), the usual flat estimate.
-pub fn message_chars(m: &Value) -> usize {
-    fn content(c: &Value) -> usize {
-        match c {
-            Value::String(s) => s.chars().count(),
-            Value::Array(blocks) => blocks.iter().map(block).sum(),
+pub fn message_chars(blocks: &[Block]) -> usize {
+    blocks
+        .iter()
+        .map(|b| match b {
+            Block::Text(t) => t.chars().count(),
+            Block::Thinking { text, .. } => text.chars().count(),
+            Block::Image(_) => 4800,
+            Block::ToolCall { name, arguments, .. } => name.chars().count() + arguments.to_string().chars().count(),
+            Block::ToolResult(r) => message_chars(&r.content),
             _ => 0,
-        }
-    }
-    fn block(b: &Value) -> usize {
-        let str_len = |k: &str| b.get(k).and_then(Value::as_str).map_or(0, |s| s.chars().count());
-        match b.get("type").and_then(Value::as_str) {
-            Some("text") => str_len("text"),
-            Some("thinking") => str_len("thinking"),
-            Some("image") => 4800,
-            Some("toolCall" | "tool_use") => {
-                let args = b.get("arguments").or_else(|| b.get("input")).map_or(0, |a| a.to_string().chars().count());
-                str_len("name") + args
-            }
-            Some("tool_result") => b.get("content").map_or(0, content),
-            _ => 0,
-        }
-    }
-    m.get("content").map_or(0, content)
+        })
+        .sum()
 }
 
 /// Sums over many sessions. Nothing is counted twice: a file is one session, and each
@@ -689,11 +680,12 @@ mod tests {
             {"type":"thinking","thinking":"abc"},
             {"type":"toolCall","id":"c1","name":"read","arguments":{"p":"x"}}
         ]});
+        let chars = |m: &Value| message_chars(&crate::format::blocks::list(&m["content"]));
         // 5 + 3 + 4 ("read") + 9 (`{"p":"x"}`)
-        assert_eq!(message_chars(&m), 21);
-        assert_eq!(message_chars(&json!({"role":"user","content":"four"})), 4);
+        assert_eq!(chars(&m), 21);
+        assert_eq!(chars(&json!({"role":"user","content":"four"})), 4);
         let r = json!({"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":[{"type":"text","text":"12345"}]}]});
-        assert_eq!(message_chars(&r), 5);
+        assert_eq!(chars(&r), 5);
     }
 
     #[test]

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::content::Content;
 use crate::model::{Entry, Kind, Observation, Outcome, Role, Usage};
 use crate::session::Session;
 use crate::tree::Ix;
@@ -192,11 +193,12 @@ fn crab(s: &Session<'_>) -> Trace {
 
 /// crab messages carry no run id; a run's prompt is the user message written between its
 /// first and last observation lines.
-fn crab_prompts<'s>(s: &'s Session<'_>) -> Vec<(u32, &'s Entry<'s>)> {
-    s.entries.iter().filter(|e| e.message.as_ref().is_some_and(|m| m.role == Role::User)).map(|e| (e.line, e)).collect()
+fn crab_prompts(s: &Session<'_>) -> Vec<(u32, Ix)> {
+    let users = s.entries.iter().enumerate().filter(|(_, e)| e.message.as_ref().is_some_and(|m| m.role == Role::User));
+    users.map(|(i, e)| (e.line, i as Ix)).collect()
 }
 
-fn crab_run(s: &Session<'_>, obs: &[&Observation<'_>], prompts: &[(u32, &Entry<'_>)]) -> Run {
+fn crab_run(s: &Session<'_>, obs: &[&Observation<'_>], prompts: &[(u32, Ix)]) -> Run {
     let mut start: Option<&Observation<'_>> = None;
     let mut end: Option<&Observation<'_>> = None;
     let mut spans = Vec::new();
@@ -234,7 +236,7 @@ fn crab_run(s: &Session<'_>, obs: &[&Observation<'_>], prompts: &[(u32, &Entry<'
     let prompt = prompts
         .iter()
         .find(|(l, _)| *l > first_line && *l < last_line)
-        .and_then(|(_, e)| prompt_of(s.value_at(e.span.clone()).ok().as_ref()?.get("message")?));
+        .and_then(|&(_, i)| prompt_of(&s.content(i).ok()?));
     let mut run = Run {
         run_id: obs.first().and_then(|o| o.run_id.as_deref()).map(Value::from).unwrap_or(Value::Null),
         status,
@@ -340,8 +342,8 @@ fn arcturn(s: &Session<'_>, leaf: Ix) -> Trace {
         let msg = e.message.as_ref();
         let ts = e.timestamp.or_else(|| msg.and_then(|m| m.timestamp));
         // The index keeps no payloads: re-read the line for text and arguments.
-        let value = msg.and_then(|_| s.value(i).ok());
-        let message = value.as_ref().and_then(|v| v.get("message"));
+        let content = msg.and_then(|_| s.content(i).ok());
+        let message = content.as_ref();
         args.extend(message.map(call_arguments).unwrap_or_default());
         let start_run = |runs: &mut Vec<Run>, last_stop: &mut Vec<Option<String>>, prompt| {
             runs.push(Run {
@@ -366,7 +368,7 @@ fn arcturn(s: &Session<'_>, leaf: Ix) -> Trace {
         if msg.is_some_and(|m| m.role == Role::User) {
             let prompt = message.and_then(prompt_of);
             start_run(&mut runs, &mut last_stop, prompt);
-        } else if let Some(span) = arcturn_span(s, i, e, message, (prev_ts, ts), &args) {
+        } else if let Some(span) = arcturn_span(e, message, (prev_ts, ts), &args) {
             if runs.is_empty() {
                 start_run(&mut runs, &mut last_stop, None);
             }
@@ -398,10 +400,8 @@ fn arcturn(s: &Session<'_>, leaf: Ix) -> Trace {
 }
 
 fn arcturn_span(
-    s: &Session<'_>,
-    i: Ix,
     e: &Entry<'_>,
-    message: Option<&Value>,
+    message: Option<&Content>,
     (prev, ts): (Option<i64>, Option<i64>),
     args: &HashMap<String, String>,
 ) -> Option<Span> {
@@ -420,7 +420,7 @@ fn arcturn_span(
             Role::Assistant => {
                 let stop = m.stop_reason.as_deref();
                 let (outcome, error) = match stop {
-                    Some("error") => (SpanOutcome::Error, Some(assistant_error(s, i))),
+                    Some("error") => (SpanOutcome::Error, Some(assistant_error(message))),
                     Some("aborted") => (SpanOutcome::Aborted, None),
                     _ => (SpanOutcome::Ok, None),
                 };
@@ -443,7 +443,7 @@ fn arcturn_span(
                 let failed = r.is_some_and(|r| r.is_error);
                 let error = failed.then(|| {
                     message
-                        .and_then(crate::preview::first_text)
+                        .and_then(Content::first_text)
                         .map(|t| t.chars().take(ERROR_CHARS).collect())
                         .unwrap_or_else(|| "tool reported an error".into())
                 });
@@ -502,12 +502,9 @@ where
     sp
 }
 
-/// The `errorMessage` of an assistant message that ended in an error (re-read from the line:
-/// the index does not keep it).
-fn assistant_error(s: &Session<'_>, i: Ix) -> String {
-    let v = s.value(i).ok();
-    let text = v.as_ref().and_then(|v| v.pointer("/message/errorMessage")).and_then(Value::as_str);
-    match text {
+/// The error text of a model call that ended in an error, when the format records one.
+fn assistant_error(c: Option<&Content>) -> String {
+    match c.and_then(|c| c.error.as_deref()) {
         Some(t) => t.chars().take(ERROR_CHARS).collect(),
         None => "the model call ended in an error".into(),
     }
@@ -548,20 +545,11 @@ impl Trace {
 }
 
 /// The first text of a message, cut to what a trace shows.
-fn prompt_of(message: &Value) -> Option<String> {
-    crate::preview::first_text(message).map(|t| t.chars().take(PROMPT_CHARS).collect())
+fn prompt_of(c: &Content) -> Option<String> {
+    c.first_text().map(|t| t.chars().take(PROMPT_CHARS).collect())
 }
 
 /// Tool call id -> main argument, for every tool call block of a message.
-fn call_arguments(message: &Value) -> Vec<(String, String)> {
-    let Some(blocks) = message.get("content").and_then(Value::as_array) else { return Vec::new() };
-    blocks
-        .iter()
-        .filter(|b| matches!(b.get("type").and_then(Value::as_str), Some("toolCall" | "tool_use")))
-        .filter_map(|b| {
-            let id = b.get("id")?.as_str()?.to_string();
-            let args = b.get("arguments").or_else(|| b.get("input"))?;
-            Some((id, crate::preview::main_argument(args)))
-        })
-        .collect()
+fn call_arguments(c: &Content) -> Vec<(String, String)> {
+    c.tool_calls().filter_map(|(id, _, args)| Some((id?.to_string(), crate::preview::main_argument(args)))).collect()
 }

@@ -339,6 +339,7 @@ mod tests {
             compaction: None,
             state: None,
             label: None,
+            extra: None,
         }
     }
 

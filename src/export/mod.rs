@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use crate::content::{self, Block, Image};
+use crate::content::{Block, Image};
 use crate::context::{self, Context};
 use crate::error::Result;
 use crate::model::{Format, Kind, Observation, Role, Usage};
@@ -259,8 +259,8 @@ fn title(s: &Session<'_>, path: &[Ix]) -> String {
         return vis_line(&t.prefix(200).0);
     }
     let first_user = path.iter().copied().find(|&i| s.entry(i).message.as_ref().is_some_and(|m| m.role == Role::User));
-    let value = first_user.and_then(|i| s.value(i).ok());
-    if let Some(t) = value.as_ref().and_then(|v| crate::preview::first_text(v.get("message")?)) {
+    let content = first_user.and_then(|i| s.content(i).ok());
+    if let Some(t) = content.as_ref().and_then(|c| c.first_text()) {
         let t: String = t.chars().take(200).collect();
         let line = t.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
         if !line.is_empty() {
@@ -388,9 +388,8 @@ impl Builder<'_, '_> {
             let time = clock(e.timestamp);
             match e.kind {
                 Kind::Message => {
-                    let v = s.value(ix)?;
-                    let blocks = content::blocks(s.format, &v);
-                    items.push(Item::Message(self.message(ix, &v, &blocks, Vec::new(), None)));
+                    let c = s.content(ix)?;
+                    items.push(Item::Message(self.message(ix, c.error.as_deref(), &c.blocks, Vec::new(), None)));
                 }
                 Kind::Compaction => {
                     let c = e.compaction.clone().unwrap_or_default();
@@ -483,8 +482,8 @@ impl Builder<'_, '_> {
             }
             match m.ix {
                 Some(ix) if !m.synthetic => {
-                    let v = self.s.value(ix).unwrap_or(Value::Null);
-                    items.push(Item::Message(self.message(ix, &v, &m.blocks, remarks, Some(m.tokens))));
+                    let error = self.s.content(ix).ok().and_then(|c| c.error);
+                    items.push(Item::Message(self.message(ix, error.as_deref(), &m.blocks, remarks, Some(m.tokens))));
                 }
                 _ => {
                     let (anchor, id) = match (&m.entry_id, m.obs_line) {
@@ -514,7 +513,14 @@ impl Builder<'_, '_> {
         items
     }
 
-    fn message(&self, ix: Ix, v: &Value, blocks: &[Block], mut remarks: Vec<String>, tokens: Option<u64>) -> Msg {
+    fn message(
+        &self,
+        ix: Ix,
+        error: Option<&str>,
+        blocks: &[Block],
+        mut remarks: Vec<String>,
+        tokens: Option<u64>,
+    ) -> Msg {
         let e = self.s.entry(ix);
         let m = e.message.as_ref();
         let speaker = match m.map(|m| m.role) {
@@ -531,8 +537,7 @@ impl Builder<'_, '_> {
         if let Some(t) = tokens {
             remarks.push(format!("~{t} tokens as sent"));
         }
-        let msg = v.get("message");
-        let error = msg.and_then(|m| m.get("errorMessage")).and_then(Value::as_str).map(vis);
+        let error = error.map(vis);
         let model = m.and_then(|m| m.model.as_deref()).map(|md| {
             vis_line(&match m.and_then(|m| m.provider.as_deref()) {
                 Some(p) => format!("{p}/{md}"),

@@ -5,14 +5,37 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
+use serde_json::Value;
 
+use super::blocks::{self, str_of};
 use super::de::{cow, num, present, text_of, Content, Float, IdDe, Num, Str, Ts};
 use super::{unknown, Decoder, Effort, LineResult, Record};
+use crate::content::{self, Block};
 use crate::finding::{Code, Finding};
 use crate::model::{Compaction, ContextEdit, Entry, Header, Kind, Message, Role, State, ToolResult, Usage};
 use crate::source::Line;
 
-pub const DECODER: Decoder = Decoder { decode, explain };
+pub const DECODER: Decoder = Decoder { decode, explain, fold: None, content };
+
+/// A message's content: its blocks; a `toolResult` message is one tool result block.
+pub fn content(_: &Entry<'_>, lines: &[Value]) -> content::Content {
+    let Some(m) = lines.first().and_then(|l| l.get("message")) else { return content::Content::default() };
+    let body = m.get("content").unwrap_or(&Value::Null);
+    let error = m.get("errorMessage").and_then(Value::as_str).map(str::to_string);
+    if m.get("role").and_then(Value::as_str) == Some("toolResult") {
+        let details = m.get("details");
+        let offloaded = details.and_then(|d| d.get("offloaded")).and_then(Value::as_bool) == Some(true);
+        let result = content::ToolResult {
+            call_id: str_of(m, "toolCallId"),
+            tool_name: str_of(m, "toolName"),
+            is_error: m.get("isError").and_then(Value::as_bool).unwrap_or(false),
+            content: blocks::list(body),
+            offloaded_path: if offloaded { details.and_then(|d| str_of(d, "path")) } else { None },
+        };
+        return content::Content { blocks: vec![Block::ToolResult(result)], error };
+    }
+    content::Content { blocks: blocks::list(body), error }
+}
 
 fn explain<'a>(b: &'a [u8]) -> Option<String> {
     super::explain_with::<RawLine<'a>>(b)
@@ -197,6 +220,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         compaction: compaction.map(Box::new),
         state: state.map(Box::new),
         label: text_of(raw.label),
+        extra: None,
     };
     Ok((Record::Entry(entry), notes))
 }

@@ -11,7 +11,13 @@ use crate::finding::{Code, Finding};
 use crate::model::{Entry, Header, Kind, Message, Observation, Outcome, Role, Usage};
 use crate::source::Line;
 
-pub const DECODER: Decoder = Decoder { decode, explain };
+pub const DECODER: Decoder = Decoder { decode, explain, fold: None, content };
+
+/// A message's content blocks (`text`, `tool_use`, `tool_result`).
+pub fn content(_: &Entry<'_>, lines: &[serde_json::Value]) -> crate::content::Content {
+    let body = lines.first().and_then(|l| l.pointer("/message/content")).unwrap_or(&serde_json::Value::Null);
+    crate::content::Content { blocks: super::blocks::list(body), error: None }
+}
 
 fn explain<'a>(b: &'a [u8]) -> Option<String> {
     super::explain_with::<RawLine<'a>>(b)
@@ -166,6 +172,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         compaction: None,
         state: None,
         label: None,
+        extra: None,
     };
     Ok((Record::Entry(entry), notes))
 }

@@ -7,6 +7,7 @@
 //! a file was.
 
 pub mod arcturn;
+pub mod blocks;
 pub mod crab;
 pub mod de;
 pub mod skim;
@@ -18,6 +19,7 @@ use std::ops::Range;
 use rayon::prelude::*;
 use serde::de::IgnoredAny;
 
+use crate::content::Content;
 use crate::error::{Error, Result};
 use crate::finding::{Code, Finding};
 use crate::model::{Entry, Format, Header, Id, Key, Kind, Observation, ToolSide, ToolUse};
@@ -78,18 +80,51 @@ pub enum Effort {
 /// A decoded line and the notes made about it, or why it failed.
 pub type LineResult<'a> = std::result::Result<(Record<'a>, Vec<Finding>), Fail>;
 
-/// A format's per-line decoder.
+/// Everything a format knows, behind one table: adding a format is one module, its
+/// registration in [`decoder`] and [`detect`], its testdata and its tests.
 pub struct Decoder {
+    /// One line to a record (in parallel, in any order).
     pub decode: for<'a> fn(&'a str, &Line, Effort) -> LineResult<'a>,
     /// Re-parse a line that failed, naming the field at fault.
     pub explain: fn(&[u8]) -> Option<String>,
+    /// The file-level pass, after every line is decoded and before the index is built, for
+    /// formats whose lines are not one tree entry each (responses split over several lines,
+    /// entries without ids, progress lines between turns). It may merge, drop and re-parent
+    /// entries; the keys and tool uses are rebuilt from the entries afterwards.
+    pub fold: Option<fn(&mut Decoded<'_>)>,
+    /// An entry's message content, from the parsed JSON of each of its lines.
+    pub content: fn(&Entry<'_>, &[serde_json::Value]) -> Content,
 }
 
-fn decoder(format: Format) -> Decoder {
+/// The table of a format.
+pub fn decoder(format: Format) -> Decoder {
     match format {
         Format::Arcturn => arcturn::DECODER,
         Format::Crab => crab::DECODER,
     }
+}
+
+/// Rebuild the packed keys and the tool uses from the entries, after a fold changed them.
+pub fn reindex(d: &mut Decoded<'_>) {
+    d.keys = d.entries.iter().map(|e| (Key::of(&e.id), e.parent.as_ref().map(Key::of))).collect();
+    d.tools.clear();
+    for (ix, e) in d.entries.iter().enumerate() {
+        push_tool_uses(&mut d.tools, ix as u32, e);
+    }
+}
+
+/// The tool calls and results an entry makes, packed for the pairing check.
+fn push_tool_uses<'a>(tools: &mut Vec<ToolUse<'a>>, ix: u32, e: &Entry<'a>) {
+    let Some(m) = &e.message else { return };
+    let ran = m.tools_ran();
+    let calls = m.tool_calls.iter().filter_map(|c| c.id.as_ref());
+    tools.extend(calls.map(|id| ToolUse { entry: ix, side: ToolSide::Call, key: Some(Key::text(id)), ran }));
+    tools.extend(m.tool_results.iter().map(|r| ToolUse {
+        entry: ix,
+        side: ToolSide::Result,
+        key: r.call_id.as_ref().map(Key::text),
+        ran: false,
+    }));
 }
 
 /// Everything decoded from one file, in file order.
@@ -120,6 +155,8 @@ pub fn decode(source: &Source, forced: Option<Format>, detail: Detail) -> Result
         None => detect(source)?,
     };
     let dec = decoder(format);
+    // A fold reads the messages, so they are let go only after it.
+    let part_detail = if dec.fold.is_some() { Detail::Full } else { detail };
     let body = source.body();
     let threads = rayon::current_num_threads();
     let chunks = if body.len() < PARALLEL_MIN_BYTES || threads < 2 {
@@ -133,7 +170,7 @@ pub fn decode(source: &Source, forced: Option<Format>, detail: Detail) -> Result
         let guess = chunk.len() / 1024;
         let mut part = Part {
             bytes: chunk.len(),
-            detail,
+            detail: part_detail,
             entries: Vec::with_capacity(guess),
             keys: Vec::with_capacity(guess),
             tools: Vec::with_capacity(guess),
@@ -151,7 +188,7 @@ pub fn decode(source: &Source, forced: Option<Format>, detail: Detail) -> Result
         // decode the chunks it waits for. Collect the parts through rayon, then merge them.
         let parts: Vec<Part> = chunks.into_par_iter().map(decode_chunk).collect();
         parts.into_iter().for_each(|p| merger.push(p));
-        return Ok(merger.finish(source));
+        return Ok(fold(merger.finish(source), &dec, detail));
     }
     // The workers decode chunks (roughly in order) while this thread puts finished parts
     // together in file order, so little is left to do once the last chunk is decoded.
@@ -174,7 +211,19 @@ pub fn decode(source: &Source, forced: Option<Format>, detail: Detail) -> Result
             }
         }
     });
-    Ok(merger.finish(source))
+    Ok(fold(merger.finish(source), &dec, detail))
+}
+
+/// Run the format's file-level pass, if it has one, then let go of what `detail` does not keep.
+fn fold<'a>(mut d: Decoded<'a>, dec: &Decoder, detail: Detail) -> Decoded<'a> {
+    let Some(f) = dec.fold else { return d };
+    f(&mut d);
+    reindex(&mut d);
+    if detail == Detail::Index {
+        d.entries.iter_mut().for_each(|e| e.message = None);
+    }
+    d.findings.sort_by_key(|f| (f.line.unwrap_or(0), f.code));
+    d
 }
 
 /// What one chunk of lines decoded to, with line numbers and entry positions local to the
@@ -255,22 +304,7 @@ impl<'a> Part<'a> {
                 // Pack the ids now, while the line is in cache: the index and the pairing
                 // check then never touch the file again.
                 let ix = self.entries.len() as u32;
-                if let Some(m) = &e.message {
-                    let ran = m.tools_ran();
-                    let calls = m.tool_calls.iter().filter_map(|c| c.id.as_ref());
-                    self.tools.extend(calls.map(|id| ToolUse {
-                        entry: ix,
-                        side: ToolSide::Call,
-                        key: Some(Key::text(id)),
-                        ran,
-                    }));
-                    self.tools.extend(m.tool_results.iter().map(|r| ToolUse {
-                        entry: ix,
-                        side: ToolSide::Result,
-                        key: r.call_id.as_ref().map(Key::text),
-                        ran: false,
-                    }));
-                }
+                push_tool_uses(&mut self.tools, ix, &e);
                 self.keys.push((Key::of(&e.id), e.parent.as_ref().map(Key::of)));
                 if self.detail == Detail::Index {
                     // Decoded and checked, then let go at once: the allocator hands the
