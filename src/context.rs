@@ -162,12 +162,12 @@ impl Walk {
         Ok(())
     }
 
-    /// Fold every message whose order is at or below `up_to` (all of them when `None`) and
+    /// Fold every message whose order is below `keep_from` (all of them when `None`) and
     /// every earlier summary into one synthetic summary placed first.
-    fn fold(&mut self, summary: Sent, up_to: Option<usize>, strip_tail_thinking: bool) {
+    fn fold(&mut self, summary: Sent, keep_from: Option<usize>, strip_tail_thinking: bool) {
         let mut kept: Vec<Sent> = std::mem::take(&mut self.list)
             .into_iter()
-            .filter(|m| !m.synthetic && up_to.is_some_and(|u| m.order > u))
+            .filter(|m| !m.synthetic && keep_from.is_some_and(|k| m.order >= k))
             .collect();
         if strip_tail_thinking {
             for m in &mut kept {
@@ -312,8 +312,15 @@ fn arcturn(s: &Session<'_>, leaf: Ix, w: &mut Walk) -> Result<()> {
             Kind::Message => w.push_message(s, ix, p)?,
             Kind::Compaction => {
                 let c = e.compaction.clone().unwrap_or_default();
-                let up_to = c.up_to.as_ref().and_then(|t| s.tree.get(t)).and_then(|j| position.get(&j).copied());
-                let up_to = up_to.filter(|&u| u < p);
+                let at = |t: &Option<crate::model::Id<'_>>| {
+                    t.as_ref().and_then(|t| s.tree.get(t)).and_then(|j| position.get(&j).copied()).filter(|&u| u < p)
+                };
+                // `up_to` is the last folded position; `first_kept` the first kept one.
+                let keep_from = match (&c.up_to, &c.first_kept) {
+                    (Some(_), _) => at(&c.up_to).map(|u| u + 1),
+                    (None, Some(_)) => at(&c.first_kept),
+                    (None, None) => None,
+                };
                 let text = c.summary.as_ref().map(|t| t.decode()).unwrap_or_default();
                 w.compactions.push(Applied {
                     entry_id: Some(e.id.to_owned_id()),
@@ -321,9 +328,10 @@ fn arcturn(s: &Session<'_>, leaf: Ix, w: &mut Walk) -> Result<()> {
                     strategy: "summary".into(),
                     tokens_before: c.tokens_before,
                     tokens_after: c.tokens_after,
-                    target_on_path: up_to.is_some(),
+                    target_on_path: keep_from.is_some(),
                 });
-                w.fold(summary_message(Some(e.id.to_owned_id()), None, e.line, text, p), up_to, c.strip_tail_thinking);
+                let summary = summary_message(Some(e.id.to_owned_id()), None, e.line, text, p);
+                w.fold(summary, keep_from, c.strip_tail_thinking);
             }
             Kind::State => {
                 let Some(st) = &e.state else { continue };
@@ -384,8 +392,8 @@ fn crab(s: &Session<'_>, leaf: Ix, w: &mut Walk) -> Result<()> {
                         .ok()
                         .and_then(|v| v.get("summary").and_then(Value::as_str).map(str::to_string))
                         .unwrap_or_default();
-                    let up_line = up_to.map(|j| s.entry(j).line as usize);
-                    w.fold(summary_message(None, Some(o.line), o.line, summary, o.line as usize), up_line, false);
+                    let keep_from = up_to.map(|j| s.entry(j).line as usize + 1);
+                    w.fold(summary_message(None, Some(o.line), o.line, summary, o.line as usize), keep_from, false);
                 }
                 _ => continue,
             }

@@ -449,10 +449,13 @@ impl Usage {
     }
 }
 
-/// A compaction entry (arcturn).
+/// A compaction entry. What it keeps before itself is named one of two ways: `up_to`, the
+/// last entry it summarizes (arcturn: the kept tail is after it), or `first_kept`, the first
+/// entry it does not summarize (pi). Neither: nothing before the compaction is kept.
 #[derive(Clone, Debug, Default)]
 pub struct Compaction<'a> {
     pub up_to: Option<Id<'a>>,
+    pub first_kept: Option<Id<'a>>,
     pub tokens_before: Option<u64>,
     pub tokens_after: Option<u64>,
     pub strip_tail_thinking: bool,

@@ -194,6 +194,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
     };
     let compaction = (kind == Kind::Compaction).then(|| Compaction {
         up_to: raw.up_to_id.map(|i| i.0),
+        first_kept: None,
         tokens_before: num(raw.tokens_before),
         tokens_after: num(raw.tokens_after),
         strip_tail_thinking: raw.strip_tail_thinking.unwrap_or(false),
