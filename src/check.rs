@@ -78,21 +78,25 @@ fn lint(s: &Session<'_>) -> Vec<Finding> {
         if e.kind != Kind::Compaction {
             continue;
         }
-        let c = e.compaction.as_ref();
-        let problem = match c.and_then(|c| c.up_to.as_ref()) {
-            None => Some("the compaction has no `upToId`".to_string()),
-            Some(t) => match s.tree.get(t) {
-                None => Some(format!("upToId {} names no entry in the file", quoted(t))),
-                Some(j) if j as usize == i || !s.tree.is_ancestor(j, i as Ix) => Some(format!(
-                    "upToId {} (line {}) is not on this compaction's own path",
-                    quoted(t),
-                    s.entry(j).line
-                )),
-                Some(_) => None,
-            },
+        let Some(c) = e.compaction.as_ref() else { continue };
+        let on_path = |t: &crate::model::Id<'_>| match s.tree.get(t) {
+            None => Err(format!("{} names no entry in the file", quoted(t))),
+            Some(j) if j as usize == i || !s.tree.is_ancestor(j, i as Ix) => {
+                Err(format!("{} (line {}) is not on this compaction's own path", quoted(t), s.entry(j).line))
+            }
+            Some(_) => Ok(()),
         };
-        if let Some(msg) = problem {
-            out.push(Finding::new(Code::CompactionTargetNotAncestor, Some(e.line), msg).with_id(e.id.to_owned_id()));
+        // arcturn names the last folded entry (an error when it is off the path); pi the
+        // first kept one, and pi itself then sends no kept tail (a warning).
+        let finding = match (&c.up_to, &c.first_kept) {
+            (Some(t), _) => on_path(t).err().map(|m| (Code::CompactionTargetNotAncestor, format!("upToId {m}"))),
+            (None, Some(t)) => on_path(t).err().map(|m| {
+                (Code::CompactionKeptNotOnPath, format!("firstKeptEntryId {m}: no kept tail is sent after it"))
+            }),
+            (None, None) => None,
+        };
+        if let Some((code, msg)) = finding {
+            out.push(Finding::new(code, Some(e.line), msg).with_id(e.id.to_owned_id()));
         }
     }
     for o in &s.observations {

@@ -50,6 +50,7 @@ pub struct Global {
 pub enum InputFormat {
     Arcturn,
     Crab,
+    Pi,
 }
 
 impl From<InputFormat> for Format {
@@ -57,6 +58,7 @@ impl From<InputFormat> for Format {
         match f {
             InputFormat::Arcturn => Format::Arcturn,
             InputFormat::Crab => Format::Crab,
+            InputFormat::Pi => Format::Pi,
         }
     }
 }

@@ -28,7 +28,7 @@ use serde_json::Value;
 
 use crate::content::{self, Block, Image, IMAGE_CHARS};
 use crate::error::Result;
-use crate::model::{Format, Kind, OwnedId};
+use crate::model::{Kind, OwnedId};
 use crate::session::Session;
 use crate::tree::Ix;
 
@@ -115,9 +115,10 @@ pub struct Applied {
 
 pub fn materialize(s: &Session<'_>, leaf: Ix) -> Result<Context> {
     let mut w = Walk::default();
-    match s.format {
-        Format::Arcturn => arcturn(s, leaf, &mut w)?,
-        Format::Crab => crab(s, leaf, &mut w)?,
+    if s.observed {
+        crab(s, leaf, &mut w)?;
+    } else {
+        arcturn(s, leaf, &mut w)?;
     }
     Ok(w.finish(s, leaf))
 }
@@ -137,7 +138,7 @@ struct Walk {
 impl Walk {
     fn push_message(&mut self, s: &Session<'_>, ix: Ix, order: usize) -> Result<()> {
         let e = s.entry(ix);
-        let Some(m) = &e.message else { return Ok(()) };
+        let Some(m) = e.message.as_ref().filter(|m| !m.excluded) else { return Ok(()) };
         let blocks = s.content(ix)?.blocks;
         for b in &blocks {
             if let Block::ToolCall { id: Some(id), name, .. } = b {

@@ -49,6 +49,7 @@ pub enum Code {
     Cycle,
     MultipleRoots,
     CompactionTargetNotAncestor,
+    CompactionKeptNotOnPath,
     // Conversation lint.
     ToolCallWithoutResult,
     ToolResultWithoutCall,
@@ -87,6 +88,7 @@ impl Code {
             Cycle => "cycle",
             MultipleRoots => "multiple_roots",
             CompactionTargetNotAncestor => "compaction_target_not_ancestor",
+            CompactionKeptNotOnPath => "compaction_kept_not_on_path",
             ToolCallWithoutResult => "tool_call_without_result",
             ToolResultWithoutCall => "tool_result_without_call",
         }
@@ -125,6 +127,7 @@ impl Code {
             | MisplacedHeader
             | InvalidSessionId
             | MultipleRoots
+            | CompactionKeptNotOnPath
             | ToolCallWithoutResult
             | ToolResultWithoutCall => Severity::Warning,
         }
@@ -157,7 +160,12 @@ impl Code {
         use Code::*;
         matches!(
             self,
-            ToolCallWithoutResult | ToolResultWithoutCall | CompactionTargetNotAncestor | InvalidSessionId | BlankLines
+            ToolCallWithoutResult
+                | ToolResultWithoutCall
+                | CompactionTargetNotAncestor
+                | CompactionKeptNotOnPath
+                | InvalidSessionId
+                | BlankLines
         )
     }
 }

@@ -16,6 +16,7 @@ use serde_json::value::RawValue;
 pub enum Format {
     Arcturn,
     Crab,
+    Pi,
 }
 
 impl Format {
@@ -23,6 +24,7 @@ impl Format {
         match self {
             Format::Arcturn => "arcturn",
             Format::Crab => "crab",
+            Format::Pi => "pi",
         }
     }
 }
@@ -183,6 +185,8 @@ pub struct Header<'a> {
     /// Creation time, epoch milliseconds.
     pub created: Option<i64>,
     pub version: Option<u64>,
+    /// The session this one was forked from, as the file names it (pi `parentSession`).
+    pub origin: Option<Cow<'a, str>>,
 }
 
 /// What kind of tree entry a line is.
@@ -228,6 +232,8 @@ pub struct Extra<'a> {
     pub more_spans: Vec<Range<usize>>,
     /// The id was made up by the reader (`L<line>`), because the format has none.
     pub synthetic_id: bool,
+    /// The label another entry puts on this one (pi `label` entries: the last one wins).
+    pub label: Option<String>,
     /// What a format's file-level pass needs from the line (read at decode time, while the
     /// line is in cache): the model call a line belongs to, a logical parent, ...
     pub hints: Vec<(&'static str, Cow<'a, str>)>,
@@ -374,6 +380,9 @@ pub struct Message<'a> {
     pub model: Option<Cow<'a, str>>,
     pub usage: Option<Usage>,
     pub stop_reason: Option<Cow<'a, str>>,
+    /// Kept in the file but never sent to the model (pi `excludeFromContext`, an empty
+    /// branch summary).
+    pub excluded: bool,
 }
 
 impl Message<'_> {
@@ -462,12 +471,16 @@ pub struct Compaction<'a> {
     pub summary: Option<Text<'a>>,
 }
 
-/// A state entry (arcturn): raw values, parsed by the views that show them.
+/// A state entry: raw values, parsed by the views that show them (arcturn `state`; pi
+/// `model_change`, `thinking_level_change`, `session_info`, `custom`).
 #[derive(Clone, Debug, Default)]
 pub struct State<'a> {
     pub todos: Option<&'a RawValue>,
     pub plan: Option<&'a RawValue>,
     pub model: Option<&'a RawValue>,
+    pub thinking_level: Option<Cow<'a, str>>,
+    /// Anything else the entry records, in words (`title ...`, `extension state foo`).
+    pub note: Option<Cow<'a, str>>,
     pub context_edit: Option<ContextEdit<'a>>,
 }
 

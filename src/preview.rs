@@ -28,14 +28,25 @@ pub fn describe_at(s: &Session<'_>, i: Ix) -> Description {
     describe(e, content.as_ref())
 }
 
-/// Describe an entry; `content` is its message's content, needed for message text.
+/// Describe an entry; `content` is its message's content, needed for message text. A label
+/// another entry put on this one leads the text.
 pub fn describe(e: &Entry<'_>, content: Option<&Content>) -> Description {
+    let mut d = describe_kind(e, content);
+    if let Some(l) = e.extra.as_ref().and_then(|x| x.label.as_deref()) {
+        d.text = join(&format!("[{}]", first_line(l)), &d.text);
+    }
+    d
+}
+
+fn describe_kind(e: &Entry<'_>, content: Option<&Content>) -> Description {
     match e.kind {
         Kind::Message => message(e, content),
         Kind::Compaction => {
             let c = e.compaction.as_ref();
             let tokens = match c.map(|c| (c.tokens_before, c.tokens_after)) {
                 Some((Some(b), Some(a))) => format!("{} -> {} tokens", tokens(b), tokens(a)),
+                // How much the summary weighs is not recorded: unknown, never 0.
+                Some((Some(b), None)) => format!("{} -> ? tokens", tokens(b)),
                 _ => "compaction".to_string(),
             };
             let summary =
@@ -62,6 +73,12 @@ pub fn describe(e: &Entry<'_>, content: Option<&Content>) -> Description {
                 }
                 if let Some(m) = s.model {
                     parts.push(format!("model {}", model_name(m.get())));
+                }
+                if let Some(t) = &s.thinking_level {
+                    parts.push(format!("thinking {t}"));
+                }
+                if let Some(n) = &s.note {
+                    parts.push(n.to_string());
                 }
                 if let Some(c) = &s.context_edit {
                     let mut p = format!("context edit: {} result{} elided", c.elided.len(), plural(c.elided.len()));

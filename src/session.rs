@@ -13,6 +13,9 @@ use crate::tree::{Ix, Tree};
 pub struct Session<'a> {
     pub source: &'a Source,
     pub format: Format,
+    /// Model calls, runs and compaction events are in observation records, not derived
+    /// from the entries (see [`format::Decoder::observed`]).
+    pub observed: bool,
     pub header: Option<Header<'a>>,
     /// Tree entries (arcturn entries, crab messages) in file order.
     pub entries: Vec<Entry<'a>>,
@@ -46,7 +49,8 @@ impl<'a> Session<'a> {
         let (tree, pairing) = rayon::join(|| Tree::with_keys(&d.entries, keys), || Pairing::build(&d.tools));
         let mut findings = d.findings;
         findings.extend(tree.findings.iter().cloned());
-        if d.format == Format::Arcturn && d.header.is_none() && !d.entries.is_empty() {
+        let table = format::decoder(d.format);
+        if table.header_expected && d.header.is_none() && !d.entries.is_empty() {
             let line = d.entries.first().map(|e| e.line);
             findings.push(Finding::new(
                 Code::MissingHeader,
@@ -94,6 +98,7 @@ impl<'a> Session<'a> {
         Ok(Session {
             source,
             format: d.format,
+            observed: table.observed,
             header: d.header,
             entries: d.entries,
             tools: d.tools,
@@ -159,10 +164,9 @@ impl<'a> Session<'a> {
     pub fn find(&self, arg: &str) -> Result<Ix> {
         let as_int = arg.parse::<u64>().ok().map(Id::Int);
         let as_str = Id::Str(std::borrow::Cow::Owned(arg.to_string()));
-        let ordered = match self.format {
-            Format::Crab => [as_int, Some(as_str)],
-            Format::Arcturn => [Some(as_str), as_int],
-        };
+        // The file's own id type first: crab writes integers, the others strings.
+        let ints = self.entries.first().is_some_and(|e| matches!(e.id, Id::Int(_)));
+        let ordered = if ints { [as_int, Some(as_str)] } else { [Some(as_str), as_int] };
         for id in ordered.into_iter().flatten() {
             if let Some(i) = self.tree.get(&id) {
                 return Ok(i);

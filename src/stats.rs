@@ -138,11 +138,15 @@ pub struct ToolRow {
     pub duration_ms: Option<u64>,
 }
 
-#[derive(Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Serialize, Clone, Debug, PartialEq)]
 pub struct Compactions {
     pub count: u64,
-    pub tokens_before: u64,
-    pub tokens_after: u64,
+    /// Summed over the compactions that recorded the figure; `null` when none did (an
+    /// unknown figure is never 0).
+    pub tokens_before: Option<u64>,
+    pub tokens_after: Option<u64>,
+    /// Compactions that recorded no size after (pi records none).
+    pub tokens_after_unknown: u64,
     /// `tokens_before - tokens_after`, summed over compactions that recorded both.
     pub saved: u64,
     /// crab: compactions by strategy (`shed`, `summarize`, ...).
@@ -153,26 +157,60 @@ pub struct Compactions {
     pub provider: u64,
 }
 
+impl Default for Compactions {
+    /// No compactions: their sizes sum to a known 0.
+    fn default() -> Self {
+        Compactions {
+            count: 0,
+            tokens_before: Some(0),
+            tokens_after: Some(0),
+            tokens_after_unknown: 0,
+            saved: 0,
+            by_strategy: BTreeMap::new(),
+            shed_results: 0,
+            provider: 0,
+        }
+    }
+}
+
 impl Compactions {
     fn add(&mut self, before: Option<u64>, after: Option<u64>) {
+        if self.count == 0 {
+            (self.tokens_before, self.tokens_after) = (None, None);
+        }
         self.count += 1;
-        self.tokens_before += before.unwrap_or(0);
-        self.tokens_after += after.unwrap_or(0);
+        self.tokens_before = sum_known(self.tokens_before, before);
+        self.tokens_after = sum_known(self.tokens_after, after);
+        self.tokens_after_unknown += u64::from(after.is_none());
         if let (Some(b), Some(a)) = (before, after) {
             self.saved += b.saturating_sub(a);
         }
     }
 
     fn merge(&mut self, o: &Compactions) {
+        if o.count > 0 {
+            if self.count == 0 {
+                (self.tokens_before, self.tokens_after) = (None, None);
+            }
+            self.tokens_before = sum_known(self.tokens_before, o.tokens_before);
+            self.tokens_after = sum_known(self.tokens_after, o.tokens_after);
+        }
         self.count += o.count;
-        self.tokens_before += o.tokens_before;
-        self.tokens_after += o.tokens_after;
+        self.tokens_after_unknown += o.tokens_after_unknown;
         self.saved += o.saved;
         for (k, v) in &o.by_strategy {
             *self.by_strategy.entry(k.clone()).or_default() += v;
         }
         self.shed_results += o.shed_results;
         self.provider += o.provider;
+    }
+}
+
+/// A sum over the figures that are known: `None` only when none is.
+fn sum_known(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
     }
 }
 
@@ -324,7 +362,7 @@ impl SessionStats {
             if let Some(m) = &e.message {
                 messages.count(m.role);
                 compactions.provider += u64::from(m.blocks.server_compaction);
-                if s.format == Format::Arcturn {
+                if !s.observed {
                     if m.role == Role::Assistant {
                         usage.call(m.usage.as_ref());
                         acc.model(m.provider.as_deref(), m.model.as_deref(), m.usage.as_ref());
@@ -447,11 +485,11 @@ fn branch(s: &Session<'_>, file_usage: &Tokens, leaves: u64) -> Branch {
             }
         }
     }
-    let usage = match s.format {
-        Format::Arcturn => Some(usage),
+    let usage = match s.observed {
+        false => Some(usage),
         // One branch: every observation belongs to it.
-        Format::Crab if leaves <= 1 => Some(*file_usage),
-        Format::Crab => None,
+        true if leaves <= 1 => Some(*file_usage),
+        true => None,
     };
     Branch { scope: "branch", leaf: s.entry(tip).id.to_json(), entries: path.len() as u64, messages, usage }
 }
@@ -462,7 +500,7 @@ pub fn context(s: &Session<'_>) -> Context {
     let none = Context { scope: "context", source: ContextSource::None, tokens: None, at: Value::Null, line: None };
     let Some(tip) = s.tree.latest() else { return none };
     let path = s.tree.path(tip);
-    if s.format == Format::Crab {
+    if s.observed {
         // As crab's --continue does: the last call's usage, unless a compaction came after it.
         let last = s.observations.iter().rev().find(|o| match o.tag.as_ref() {
             "llm_call" => o.usage.is_some(),
@@ -527,8 +565,8 @@ fn estimate(s: &Session<'_>, path: &[Ix], from: usize, tip: Ix) -> Context {
     for &i in &path[from..] {
         let e = s.entry(i);
         let Some(m) = &e.message else { continue };
-        // A refusal is never sent again.
-        if m.stop_reason.as_deref() == Some("refusal") {
+        // A refusal is never sent again, nor is what the file keeps out of the context.
+        if m.excluded || m.stop_reason.as_deref() == Some("refusal") {
             continue;
         }
         any = true;

@@ -156,12 +156,12 @@ impl Span {
 /// The trace of a session: crab from its observations, arcturn from the branch to `leaf`
 /// (default: the latest entry).
 pub fn trace(s: &Session<'_>, leaf: Option<Ix>) -> Trace {
-    match s.format {
-        crate::model::Format::Crab => crab(s),
-        crate::model::Format::Arcturn => match leaf.or_else(|| s.tree.latest()) {
-            Some(l) => arcturn(s, l),
-            None => Trace::default(),
-        },
+    if s.observed {
+        return crab(s);
+    }
+    match leaf.or_else(|| s.tree.latest()) {
+        Some(l) => arcturn(s, l),
+        None => Trace::default(),
     }
 }
 

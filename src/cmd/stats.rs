@@ -365,12 +365,16 @@ fn single(s: &SessionStats, p: &Palette, w: usize, out: &mut dyn Write) -> io::R
     let mut lines = Vec::new();
     let mut comp = format!("{} compaction{}", c.count, plural(c.count));
     if c.count > 0 {
+        let known = |n: Option<u64>| n.map(thousands).unwrap_or_else(|| "?".into());
         comp.push_str(&format!(
             ": {} → {} tokens, {} saved",
-            thousands(c.tokens_before),
-            thousands(c.tokens_after),
+            known(c.tokens_before),
+            known(c.tokens_after),
             thousands(c.saved)
         ));
+        if c.tokens_after_unknown > 0 {
+            comp.push_str(&format!(" ({} with no recorded size after)", c.tokens_after_unknown));
+        }
         if !c.by_strategy.is_empty() {
             let by: Vec<String> = c.by_strategy.iter().map(|(k, v)| format!("{} {v}", sanitize::inline(k))).collect();
             comp.push_str(&format!(" ({})", by.join(", ")));
@@ -383,7 +387,7 @@ fn single(s: &SessionStats, p: &Palette, w: usize, out: &mut dyn Write) -> io::R
     if c.provider > 0 {
         lines.push(format!("{} provider-side compaction{}", c.provider, plural(c.provider)));
     }
-    if s.format == crate::model::Format::Arcturn {
+    if s.context_edits.passes > 0 {
         lines.push(format!(
             "{} context-edit pass{}, {} tool result{} elided",
             s.context_edits.passes,

@@ -29,16 +29,17 @@ pub fn run(ctx: &Ctx, a: &TraceArgs, out: &mut dyn Write) -> Result<Outcome> {
         let src = Source::open(f, ctx.read_options())?;
         let src = if last { super::keep_until_exit(src) } else { &src };
         let s = ctx.load(src)?;
-        let leaf = match (&a.leaf, s.format) {
-            (Some(id), Format::Arcturn) => Some(s.find(id)?),
-            (Some(_), Format::Crab) => {
+        let leaf = match &a.leaf {
+            Some(_) if s.observed => {
                 ctx.note(&format!(
-                    "{}: --leaf is ignored for crab sessions (their runs come from observations)",
-                    sanitize::inline(s.name())
+                    "{}: --leaf is ignored for {} sessions (their runs come from observations)",
+                    sanitize::inline(s.name()),
+                    s.format
                 ));
                 None
             }
-            (None, _) => None,
+            Some(id) => Some(s.find(id)?),
+            None => None,
         };
         let mut t = trace::trace(&s, leaf);
         if let Some(want) = &a.run {
@@ -55,7 +56,7 @@ pub fn run(ctx: &Ctx, a: &TraceArgs, out: &mut dyn Write) -> Result<Outcome> {
             if n > 0 {
                 writeln!(out).map_err(io_err)?;
             }
-            human(&t, s.name(), s.format, a, &ctx.palette, ctx.width, out).map_err(io_err)?;
+            human(&t, s.name(), (s.format, s.observed), a, &ctx.palette, ctx.width, out).map_err(io_err)?;
         }
         let outcome = if last { ctx.finish(s) } else { ctx.outcome(&s) };
         if let Err(e) = outcome {
@@ -100,7 +101,7 @@ struct TraceDoc<'s> {
 fn human(
     t: &Trace,
     file: &str,
-    format: Format,
+    (format, observed): (Format, bool),
     a: &TraceArgs,
     p: &Palette,
     width: usize,
@@ -116,7 +117,7 @@ fn human(
         let why = match (a.errors, a.run.is_some()) {
             (true, _) => "no run has a failing span",
             (false, true) => "no matching run",
-            _ if format == Format::Crab => "no runs: the file has no observation records",
+            _ if observed => "no runs: the file has no observation records",
             _ => "no runs: the branch has no messages",
         };
         return writeln!(out, "  {}", p.dim(why));

@@ -47,6 +47,12 @@ struct Node<'s, 'a> {
     kind: &'s str,
     role: Option<&'s str>,
     children: Vec<&'s Id<'a>>,
+    /// The reader made the id up (`L<line>`): the format has none.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    synthetic_id: bool,
+    /// The label another entry put on this one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    label: Option<&'s str>,
 }
 
 impl<'s, 'a> TreeDoc<'s, 'a> {
@@ -67,6 +73,8 @@ impl<'s, 'a> TreeDoc<'s, 'a> {
                         kind: &e.kind_name,
                         role: e.role_name(),
                         children: s.tree.children(i).iter().map(|&c| id(c)).collect(),
+                        synthetic_id: e.extra.as_ref().is_some_and(|x| x.synthetic_id),
+                        label: e.extra.as_ref().and_then(|x| x.label.as_deref()),
                     }
                 })
                 .collect(),

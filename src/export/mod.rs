@@ -285,8 +285,8 @@ fn totals(s: &Session<'_>, path: &[Ix], events: &[&Observation<'_>]) -> (Usage, 
             }
         }
     };
-    match s.format {
-        Format::Arcturn => {
+    match s.observed {
+        false => {
             for m in path.iter().filter_map(|&i| s.entry(i).message.as_ref()) {
                 if m.role == Role::Assistant {
                     add_model(m.provider.as_deref(), m.model.as_deref());
@@ -297,7 +297,7 @@ fn totals(s: &Session<'_>, path: &[Ix], events: &[&Observation<'_>]) -> (Usage, 
                 }
             }
         }
-        Format::Crab => {
+        true => {
             for o in events.iter().filter(|o| o.tag == "llm_call") {
                 add_model(o.provider.as_deref(), o.model.as_deref());
                 if let Some(u) = &o.usage {
@@ -312,8 +312,8 @@ fn totals(s: &Session<'_>, path: &[Ix], events: &[&Observation<'_>]) -> (Usage, 
 
 fn chart(s: &Session<'_>, path: &[Ix], events: &[&Observation<'_>]) -> Chart {
     let mut c = Chart::default();
-    match s.format {
-        Format::Arcturn => {
+    match s.observed {
+        false => {
             for &i in path {
                 let e = s.entry(i);
                 let anchor = Some(vis_line(&e.id.text()));
@@ -336,7 +336,7 @@ fn chart(s: &Session<'_>, path: &[Ix], events: &[&Observation<'_>]) -> Chart {
                 }
             }
         }
-        Format::Crab => {
+        true => {
             for o in events {
                 match o.tag.as_ref() {
                     "llm_call" => {

@@ -15,7 +15,7 @@ use crate::finding::{Code, Finding};
 use crate::model::{Compaction, ContextEdit, Entry, Header, Kind, Message, Role, State, ToolResult, Usage};
 use crate::source::Line;
 
-pub const DECODER: Decoder = Decoder { decode, explain, fold: None, content };
+pub const DECODER: Decoder = Decoder { decode, explain, fold: None, content, observed: false, header_expected: true };
 
 /// A message's content: its blocks; a `toolResult` message is one tool result block.
 pub fn content(_: &Entry<'_>, lines: &[Value]) -> content::Content {
@@ -86,8 +86,9 @@ struct RawLine<'a> {
     version: Option<Num>,
 }
 
+/// A message payload; pi writes the same shape.
 #[derive(Deserialize)]
-struct RawMessage<'a> {
+pub(super) struct RawMessage<'a> {
     #[serde(borrow)]
     role: Option<Str<'a>>,
     #[serde(borrow, default)]
@@ -109,10 +110,12 @@ struct RawMessage<'a> {
     is_error: Option<bool>,
     #[serde(borrow)]
     details: Option<&'a RawValue>,
+    #[serde(rename = "excludeFromContext")]
+    exclude_from_context: Option<bool>,
 }
 
 #[derive(Deserialize)]
-struct RawUsage {
+pub(super) struct RawUsage {
     input: Option<Num>,
     output: Option<Num>,
     #[serde(rename = "cacheRead")]
@@ -162,6 +165,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
                 cwd: cow(raw.cwd),
                 created: raw.timestamp.ms(),
                 version: num(raw.version),
+                origin: None,
             })),
             notes,
         ));
@@ -192,6 +196,10 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         }
         None => None,
     };
+    if kind == Kind::Compaction && raw.up_to_id.is_none() {
+        let f = Finding::new(Code::CompactionTargetNotAncestor, Some(n), "the compaction has no `upToId`");
+        notes.push(f.with_id(id.to_owned_id()));
+    }
     let compaction = (kind == Kind::Compaction).then(|| Compaction {
         up_to: raw.up_to_id.map(|i| i.0),
         first_kept: None,
@@ -204,6 +212,8 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         todos: raw.todos,
         plan: raw.plan,
         model: raw.model,
+        thinking_level: None,
+        note: None,
         context_edit: raw.context_edit.map(|c| ContextEdit {
             elided: c.elided.into_iter().map(|s| s.0).collect(),
             withhold_thinking: cow(c.withhold_thinking),
@@ -226,13 +236,31 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
     Ok((Record::Entry(entry), notes))
 }
 
-fn message<'a>(m: RawMessage<'a>, n: u32, notes: &mut Vec<Finding>) -> Message<'a> {
-    let role_name = m.role.map(|r| r.0).unwrap_or(Cow::Borrowed(""));
-    let role = match role_name.as_ref() {
+/// arcturn's roles.
+fn role(name: &str) -> Option<Role> {
+    Some(match name {
         "user" => Role::User,
         "assistant" => Role::Assistant,
         "toolResult" => Role::ToolResult,
         "system" => Role::System,
+        _ => return None,
+    })
+}
+
+fn message<'a>(m: RawMessage<'a>, n: u32, notes: &mut Vec<Finding>) -> Message<'a> {
+    message_with(m, n, notes, role)
+}
+
+/// A message payload, with the format's own table of known roles.
+pub(super) fn message_with<'a>(
+    m: RawMessage<'a>,
+    n: u32,
+    notes: &mut Vec<Finding>,
+    roles: fn(&str) -> Option<Role>,
+) -> Message<'a> {
+    let role_name = m.role.map(|r| r.0).unwrap_or(Cow::Borrowed(""));
+    let role = match role_name.as_ref() {
+        name if roles(name).is_some() => roles(name).unwrap_or(Role::Other),
         "" => {
             notes.push(Finding::at(Code::MissingField, n, None, "a message without `role`"));
             Role::Other
@@ -283,5 +311,6 @@ fn message<'a>(m: RawMessage<'a>, n: u32, notes: &mut Vec<Finding>) -> Message<'
             cost: u.cost.and_then(|c| c.total).and_then(|f| f.0),
         }),
         stop_reason: cow(m.stop_reason),
+        excluded: m.exclude_from_context.unwrap_or(false),
     }
 }

@@ -11,7 +11,7 @@ use crate::finding::{Code, Finding};
 use crate::model::{Entry, Header, Kind, Message, Observation, Outcome, Role, Usage};
 use crate::source::Line;
 
-pub const DECODER: Decoder = Decoder { decode, explain, fold: None, content };
+pub const DECODER: Decoder = Decoder { decode, explain, fold: None, content, observed: true, header_expected: false };
 
 /// A message's content blocks (`text`, `tool_use`, `tool_result`).
 pub fn content(_: &Entry<'_>, lines: &[serde_json::Value]) -> crate::content::Content {
@@ -133,6 +133,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
                     span: line.span.clone(),
                     created: raw.created.ms(),
                     version: num(raw.format_version),
+                    origin: None,
                     ..Header::default()
                 })),
                 notes,
@@ -210,6 +211,7 @@ fn message<'a>(m: RawMessage<'a>, n: u32, notes: &mut Vec<Finding>) -> Message<'
         model: None,
         usage: None,
         stop_reason: None,
+        excluded: false,
     }
 }
 

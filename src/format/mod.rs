@@ -10,6 +10,7 @@ pub mod arcturn;
 pub mod blocks;
 pub mod crab;
 pub mod de;
+pub mod pi;
 pub mod skim;
 
 use std::borrow::Cow;
@@ -94,6 +95,12 @@ pub struct Decoder {
     pub fold: Option<fn(&mut Decoded<'_>)>,
     /// An entry's message content, from the parsed JSON of each of its lines.
     pub content: fn(&Entry<'_>, &[serde_json::Value]) -> Content,
+    /// Where model calls, runs and compaction events are recorded: in observation records
+    /// beside the entries (crab), or on the entries themselves (every other format), from
+    /// which views derive them.
+    pub observed: bool,
+    /// A file is expected to open with a session header (a missing one is reported).
+    pub header_expected: bool,
 }
 
 /// The table of a format.
@@ -101,6 +108,7 @@ pub fn decoder(format: Format) -> Decoder {
     match format {
         Format::Arcturn => arcturn::DECODER,
         Format::Crab => crab::DECODER,
+        Format::Pi => pi::DECODER,
     }
 }
 
@@ -670,24 +678,45 @@ fn last_line_len(source: &Source) -> usize {
     }
 }
 
-/// Tell arcturn from crab by the first lines (FORMATS.md section 3).
+/// Tell the formats apart by the first lines (FORMATS.md section 3, FORMATS-REAL.md
+/// section 5): every non-blank line of the first [`DETECT_LINES`] is matched against the
+/// formats' signatures, never line 1 alone; two formats' signatures are an error naming
+/// both lines.
 pub fn detect(source: &Source) -> Result<Format> {
     let bytes = source.bytes();
     let mut seen: Vec<String> = Vec::new();
+    let mut found: Option<(Format, u32)> = None;
+    let mut lines = 0;
     for line in source.lines().take(DETECT_LINES * 4) {
         let b = &bytes[line.span.clone()];
         if b.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
+        lines += 1;
         if seen.len() < 2 {
             seen.push(excerpt(b));
         }
-        if let Some(f) = sniff(b) {
-            return Ok(f);
+        match (sniff(b), found) {
+            (Some(f), None) => found = Some((f, line.number)),
+            (Some(f), Some((g, at))) if f != g => {
+                return Err(Error::at(
+                    &source.name,
+                    line.number,
+                    None,
+                    format!(
+                        "line {} looks like {f} but line {at} looks like {g}: the file mixes two formats (use --input-format to force one)",
+                        line.number
+                    ),
+                ))
+            }
+            _ => {}
         }
-        if seen.len() >= DETECT_LINES {
+        if lines >= DETECT_LINES {
             break;
         }
+    }
+    if let Some((f, _)) = found {
+        return Ok(f);
     }
     if seen.is_empty() {
         // Empty input: nothing to tell apart; commands report "no entries".
@@ -698,12 +727,13 @@ pub fn detect(source: &Source) -> Result<Format> {
         1,
         None,
         format!(
-            "not an arcturn or crab session: the first lines look like {}; expected a header such as {{\"kind\":\"session\",...}} or {{\"kind\":\"meta\",...}}, or entries with parentId / parent_id (use --input-format to force one)",
+            "unknown format: the first lines look like {}; expected a session of arcturn ({{\"kind\":\"session\",...}}), crab ({{\"kind\":\"meta\",...}}) or pi ({{\"type\":\"session\",...}}) (use --input-format to force one)",
             seen.join(" then ")
         ),
     ))
 }
 
+/// The format one line is a signature of, if any.
 fn sniff(b: &[u8]) -> Option<Format> {
     #[derive(serde::Deserialize)]
     struct Probe<'a> {
@@ -721,11 +751,27 @@ fn sniff(b: &[u8]) -> Option<Format> {
         run_id: Option<IgnoredAny>,
     }
     let p: Probe = serde_json::from_slice(b).ok()?;
-    let kind = p.kind.as_ref().or(p.ty.as_ref()).map(|k| k.0.as_ref());
-    match kind {
-        Some("meta" | "obs") => return Some(Format::Crab),
-        Some("session") => return Some(Format::Arcturn),
-        _ => {}
+    if let Some(kind) = &p.kind {
+        return match kind.0.as_ref() {
+            "meta" | "obs" => Some(Format::Crab),
+            "session" => Some(Format::Arcturn),
+            _ if p.parent_camel => Some(Format::Arcturn),
+            _ if p.parent_id || p.run_id.is_some() || p.id.as_ref().is_some_and(|v| v.is_u64()) => Some(Format::Crab),
+            _ => None,
+        };
+    }
+    if let Some(ty) = &p.ty {
+        // A `type`-tagged session header or entry is pi's (arcturn and crab tag with `kind`);
+        // version 1 entries have no ids, and oh-my-pi writes a `title` line first.
+        let pi = match ty.0.as_ref() {
+            "session" => p.id.is_some(),
+            "title" => true,
+            "message" => p.id.is_none() || p.parent_camel,
+            _ => p.parent_camel && p.id.is_some(),
+        };
+        if pi {
+            return Some(Format::Pi);
+        }
     }
     if p.parent_camel {
         return Some(Format::Arcturn);
