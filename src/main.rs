@@ -1,5 +1,7 @@
 //! The binary: parse arguments, run, map the result to an exit status. A closed stdout
-//! (`| head`) is a normal way to stop reading and exits 0.
+//! (`| head`) is a normal way to stop reading and exits 0. Everything it prints on stderr
+//! goes through the terminal-safe writer: usage errors echo arguments, and errors quote
+//! paths and session text.
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -8,6 +10,7 @@ use arcturn_inspect::cli::Cli;
 use arcturn_inspect::cmd::{self, Outcome};
 use arcturn_inspect::error::Error;
 use arcturn_inspect::sanitize;
+use clap::error::ErrorKind;
 use clap::Parser;
 
 // Loading a session makes about a million small allocations on all threads (entries,
@@ -21,10 +24,13 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     if std::env::args_os().len() <= 1 {
-        let _ = io::stderr().lock().write_all(cmd::overview().as_bytes());
+        let _ = sanitize::stderr(false).write_all(cmd::overview().as_bytes());
         return ExitCode::from(2);
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(64 << 10, stdout.lock());
     let result = cmd::run(cli, &mut out);
@@ -36,9 +42,23 @@ fn main() -> ExitCode {
         Err(Error::Io { source, .. }) if source.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
             let _ = out.flush();
-            let mut err = io::stderr().lock();
+            let mut err = sanitize::stderr(false);
             let _ = writeln!(err, "arcturn-inspect: {}", sanitize::inline(&e.to_string()));
             ExitCode::from(2)
         }
     }
+}
+
+/// `--help` and `--version` print as clap lays them out and exit 0. Any other parse error
+/// quotes the offending argument as typed, which can hold escape sequences or bidi
+/// overrides (even through a pipe, where clap adds no colour): it is rendered without
+/// colour, shown like untrusted text and exits 2.
+fn usage_error(e: clap::Error) -> ExitCode {
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let _ = e.print();
+        return ExitCode::SUCCESS;
+    }
+    let text = e.render().to_string();
+    let _ = sanitize::stderr(false).write_all(sanitize::block(&text).as_bytes());
+    ExitCode::from(2)
 }

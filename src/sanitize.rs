@@ -1,10 +1,20 @@
-//! Terminal safety: every piece of untrusted text (model output, tool output, ids, paths)
-//! passes through here before it reaches a terminal. Control characters, escape sequences
-//! (CSI, OSC 52 clipboard writes, OSC 8 links), C1 controls, bidi overrides and invisible
-//! characters are shown as visible escapes instead of being emitted raw.
+//! Terminal safety: every piece of untrusted text (model output, tool output, ids, paths,
+//! error messages, echoed arguments) passes through here before it reaches a terminal.
+//! Control characters, escape sequences (CSI, OSC 52 clipboard writes, OSC 8 links), C1
+//! controls, bidi overrides and invisible characters (zero-width, tag characters, ...) are
+//! shown as visible escapes instead of being emitted raw.
+//!
+//! Two layers use the one character rule ([`escape_char`]): views clean each field where
+//! they lay it out ([`inline`] for one-line views, so a newline cannot break a row; [`block`]
+//! for multi-line text), and every human stream (stdout of the text views, all of stderr)
+//! is a [`Terminal`] writer that applies the same rule to whatever reaches it, so a field a
+//! view forgot is still shown visibly, never acted on. The only escape sequences that pass
+//! the writer are the palette's own colours (SGR, `ESC [ digits/semicolons m`), and only
+//! when colour is on.
 
 use std::borrow::Cow;
-use std::fmt::Write;
+use std::fmt::Write as _;
+use std::io::{self, Write};
 
 /// For one-line views: newlines and tabs are shown too (`↵`, `\t`).
 pub fn inline(s: &str) -> Cow<'_, str> {
@@ -16,42 +26,151 @@ pub fn block(s: &str) -> Cow<'_, str> {
     clean(s, true)
 }
 
+/// Bytes that never need a look: printable ASCII, and newline and tab in multi-line text.
+fn is_plain(b: u8, keep_lines: bool) -> bool {
+    (0x20..0x7f).contains(&b) || (keep_lines && (b == b'\n' || b == b'\t'))
+}
+
 fn clean(s: &str, keep_lines: bool) -> Cow<'_, str> {
-    if s.bytes().all(|b| (0x20..0x7f).contains(&b) || (keep_lines && (b == b'\n' || b == b'\t'))) {
+    if s.bytes().all(|b| is_plain(b, keep_lines)) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 16);
     for c in s.chars() {
-        match c {
-            '\n' if keep_lines => out.push('\n'),
-            '\t' if keep_lines => out.push('\t'),
-            '\n' => out.push('↵'),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\x1b' => out.push_str("\\e"),
-            '\0'..='\x1f' | '\x7f' => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            '\u{80}'..='\u{9f}' => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
-            c if is_invisible(c) => {
-                let _ = write!(out, "<U+{:04X}>", c as u32);
-            }
-            c => out.push(c),
-        }
+        escape_char(&mut out, c, keep_lines);
     }
     Cow::Owned(out)
 }
 
-/// Characters that reorder or hide text: bidi controls, zero-width characters, line and
-/// paragraph separators, the BOM.
+/// The one rule: push `c`, or its visible form when a terminal could act on it or it would
+/// be invisible.
+pub fn escape_char(out: &mut String, c: char, keep_lines: bool) {
+    match c {
+        '\n' if keep_lines => out.push('\n'),
+        '\t' if keep_lines => out.push('\t'),
+        '\n' => out.push('↵'),
+        '\t' => out.push_str("\\t"),
+        '\r' => out.push_str("\\r"),
+        '\x1b' => out.push_str("\\e"),
+        '\0'..='\x1f' | '\x7f' => {
+            let _ = write!(out, "\\x{:02x}", c as u32);
+        }
+        '\u{80}'..='\u{9f}' => {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        }
+        c if is_invisible(c) => {
+            let _ = write!(out, "<U+{:04X}>", c as u32);
+        }
+        c => out.push(c),
+    }
+}
+
+/// Characters that reorder, hide or smuggle text: bidi controls, zero-width characters,
+/// line and paragraph separators, the BOM, interlinear annotation marks, the soft hyphen
+/// and the other default-ignorable format characters (Hangul fillers, Mongolian vowel
+/// separator and variation selectors, Khmer inherent vowels, shorthand and musical format
+/// controls), Unicode tag characters (U+E0000..U+E007F, invisible ASCII: the "ASCII
+/// smuggling" of prompt injections) and the variation selectors that carry no emoji
+/// meaning (U+FE00..U+FE0D, U+E0100..U+E01EF: a run of them can encode hidden bytes).
+/// U+FE0E and U+FE0F (text and emoji presentation) stay: they follow ordinary emoji
+/// (`❤️`) everywhere and a single one hides nothing.
 pub fn is_invisible(c: char) -> bool {
     matches!(
         c,
-        '\u{061C}' | '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}' | '\u{2060}'..='\u{2064}'
-            | '\u{2066}'..='\u{2069}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}'
+        '\u{00AD}'
+            | '\u{034F}'
+            | '\u{061C}'
+            | '\u{115F}'..='\u{1160}'
+            | '\u{17B4}'..='\u{17B5}'
+            | '\u{180B}'..='\u{180F}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{2028}'..='\u{202E}'
+            | '\u{2060}'..='\u{206F}'
+            | '\u{3164}'
+            | '\u{FE00}'..='\u{FE0D}'
+            | '\u{FEFF}'
+            | '\u{FFA0}'
+            | '\u{FFF9}'..='\u{FFFB}'
+            | '\u{1BCA0}'..='\u{1BCA3}'
+            | '\u{1D173}'..='\u{1D17A}'
+            | '\u{E0000}'..='\u{E007F}'
+            | '\u{E0100}'..='\u{E01EF}'
     )
+}
+
+/// A human output stream. Whatever is written is shown with [`escape_char`]'s rule
+/// (newlines and tabs kept); with `colour` on, the palette's SGR sequences pass unchanged.
+/// Each write must be whole text, as `write!` and `write_all` of a `&str` are: a character
+/// split across two writes is shown as `\xNN` bytes, never passed raw.
+pub struct Terminal<W: Write> {
+    inner: W,
+    colour: bool,
+    buf: String,
+}
+
+impl<W: Write> Terminal<W> {
+    pub fn new(inner: W, colour: bool) -> Terminal<W> {
+        Terminal { inner, colour, buf: String::new() }
+    }
+
+    pub fn into_inner(self) -> W {
+        self.inner
+    }
+
+    fn write_clean(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.buf.clear();
+        for chunk in bytes.utf8_chunks() {
+            let s = chunk.valid();
+            let mut chars = s.char_indices();
+            while let Some((i, c)) = chars.next() {
+                if c == '\x1b' && self.colour {
+                    if let Some(n) = sgr_len(&s[i..]) {
+                        self.buf.push_str(&s[i..i + n]);
+                        // Skip the rest of the sequence (all ASCII, one byte a char).
+                        for _ in 1..n {
+                            chars.next();
+                        }
+                        continue;
+                    }
+                }
+                escape_char(&mut self.buf, c, true);
+            }
+            for b in chunk.invalid() {
+                let _ = write!(self.buf, "\\x{b:02x}");
+            }
+        }
+        self.inner.write_all(self.buf.as_bytes())
+    }
+}
+
+/// The length of a colour sequence (`ESC [ 1;31 m`) at the start of `s`.
+fn sgr_len(s: &str) -> Option<usize> {
+    let rest = s.strip_prefix("\x1b[")?;
+    let params = rest.bytes().take_while(|b| b.is_ascii_digit() || *b == b';').count();
+    (params <= 32 && rest.as_bytes().get(params) == Some(&b'm')).then_some(2 + params + 1)
+}
+
+impl<W: Write> Write for Terminal<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.write_all(buf)?;
+        Ok(buf.len())
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        if buf.iter().all(|&b| is_plain(b, true)) {
+            return self.inner.write_all(buf);
+        }
+        self.write_clean(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// stderr for human messages, made safe by [`Terminal`].
+pub fn stderr(colour: bool) -> Terminal<io::StderrLock<'static>> {
+    Terminal::new(io::stderr().lock(), colour)
 }
 
 /// Cut text to at most `max` characters (terminal columns, roughly), adding `…`.
@@ -81,6 +200,36 @@ mod tests {
         assert_eq!(block("a\nb\tc\r"), "a\nb\tc\\r");
         assert_eq!(inline("plain"), Cow::Borrowed("plain"));
         assert_eq!(inline("é ünïcode 日本"), "é ünïcode 日本");
+    }
+
+    #[test]
+    fn tag_characters_and_format_controls_are_made_visible() {
+        // "hi" spelled in tag characters, a soft hyphen, a Mongolian vowel separator.
+        assert_eq!(inline("a\u{E0068}\u{E0069}b\u{AD}c\u{180E}"), "a<U+E0068><U+E0069>b<U+00AD>c<U+180E>");
+        assert_eq!(inline("x\u{FE00}\u{E0100}"), "x<U+FE00><U+E0100>");
+        // Emoji presentation selectors and joiners of ordinary emoji stay.
+        assert_eq!(inline("\u{2764}\u{FE0F} ok"), "\u{2764}\u{FE0F} ok");
+    }
+
+    fn through_terminal(bytes: &[u8], colour: bool) -> String {
+        let mut t = Terminal::new(Vec::new(), colour);
+        t.write_all(bytes).unwrap();
+        String::from_utf8(t.into_inner()).unwrap()
+    }
+
+    #[test]
+    fn the_terminal_writer_shows_what_a_view_forgot() {
+        let hostile = "id \x1b]52;c;ZXZpbA==\x07 \x1b[2J \u{9b}1m \u{202e}x\u{E0041}\nnext\tcol\r";
+        let want = "id \\e]52;c;ZXZpbA==\\x07 \\e[2J \\u{9b}1m <U+202E>x<U+E0041>\nnext\tcol\\r";
+        assert_eq!(through_terminal(hostile.as_bytes(), false), want);
+        assert_eq!(through_terminal(hostile.as_bytes(), true), want);
+        // The palette's colours pass only when colour is on; anything else beginning with
+        // ESC never does.
+        assert_eq!(through_terminal(b"\x1b[1;31mred\x1b[0m", true), "\x1b[1;31mred\x1b[0m");
+        assert_eq!(through_terminal(b"\x1b[1;31mred\x1b[0m", false), "\\e[1;31mred\\e[0m");
+        assert_eq!(through_terminal(b"\x1b[31", true), "\\e[31");
+        assert_eq!(through_terminal(b"bad \xff\xe2\x80", false), "bad \\xff\\xe2\\x80");
+        assert_eq!(through_terminal("plain é\n".as_bytes(), false), "plain é\n");
     }
 
     #[test]

@@ -152,20 +152,31 @@ impl<'a> Tree<'a> {
                         let from = path.iter().position(|&x| x == i).unwrap_or(0);
                         let members = &path[from..];
                         let cut = *members.iter().min().unwrap_or(&i);
+                        // A cycle can hold every entry of the file: name the first few
+                        // members, count the rest, and close the loop.
                         let mut desc: Vec<String> = members
                             .iter()
                             .rev()
+                            .take(MAX_CYCLE_MEMBERS)
                             .map(|&m| {
                                 format!("{} (line {})", quoted(&entries[m as usize].id), entries[m as usize].line)
                             })
                             .collect();
+                        if members.len() > MAX_CYCLE_MEMBERS {
+                            desc.push(format!("... and {} more", members.len() - MAX_CYCLE_MEMBERS));
+                        }
                         desc.push(quoted(&entries[members[members.len() - 1] as usize].id));
                         let e = &entries[cut as usize];
+                        let size = if members.len() > MAX_CYCLE_MEMBERS {
+                            format!(" of {} entries", members.len())
+                        } else {
+                            String::new()
+                        };
                         findings.push(
                             Finding::new(
                                 Code::Cycle,
                                 Some(e.line),
-                                format!("parent links form a cycle: {}", desc.join(" -> ")),
+                                format!("parent links form a cycle{size}: {}", desc.join(" -> ")),
                             )
                             .with_id(e.id.to_owned_id()),
                         );
@@ -312,13 +323,22 @@ fn find(lookup: &HashTable<Ix>, keys: &[EntryKeys<'_>], k: &Key<'_>) -> Option<I
     lookup.find(k.hash64(), |&j| keys[j as usize].0 == *k).copied()
 }
 
-/// An id as it appears in JSON, for messages: `"a1f0"` or `3`.
+/// An id as it appears in JSON, for messages: `"a1f0"` or `3`. A string id longer than
+/// [`MAX_QUOTED_ID`] characters is cut with `…` (the finding's `id` field keeps it whole):
+/// a hostile file's megabyte id must not become a megabyte message line. It is not made
+/// terminal-safe here: messages are data, cleaned where they are shown.
 pub fn quoted(id: &Id<'_>) -> String {
     match id {
         Id::Int(n) => n.to_string(),
-        Id::Str(s) => format!("\"{s}\""),
+        Id::Str(s) => format!("\"{}\"", crate::sanitize::truncate(s, MAX_QUOTED_ID)),
     }
 }
+
+/// Characters of an id quoted in a message.
+pub const MAX_QUOTED_ID: usize = 80;
+
+/// Cycle members named in a finding; the rest are counted.
+pub const MAX_CYCLE_MEMBERS: usize = 10;
 
 #[cfg(test)]
 mod tests {

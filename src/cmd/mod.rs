@@ -22,6 +22,7 @@ use crate::error::{Error, Result};
 use crate::finding::{Finding, Severity};
 use crate::model::Format;
 use crate::render::{self, palette, Palette};
+use crate::sanitize;
 use crate::session::Session;
 use crate::source::{ReadOptions, Source};
 
@@ -70,8 +71,14 @@ impl Ctx {
     /// A note on stderr (unless `-q`).
     pub fn note(&self, msg: &str) {
         if !self.global.quiet {
-            let _ = writeln!(io::stderr().lock(), "arcturn-inspect: {msg}");
+            let _ = writeln!(self.stderr(), "arcturn-inspect: {msg}");
         }
+    }
+
+    /// stderr, locked, behind the terminal-safe writer: every message a command prints
+    /// there goes through it.
+    pub fn stderr(&self) -> sanitize::Terminal<io::StderrLock<'static>> {
+        sanitize::stderr(self.err_palette.is_on())
     }
 
     /// Open the input of a single-file command. It stays open until the process exits
@@ -94,7 +101,7 @@ impl Ctx {
         match crate::discover::newest_session(&cwd) {
             Some(p) => {
                 let p = p.to_string_lossy().into_owned();
-                self.note(&format!("reading {}", crate::sanitize::inline(&p)));
+                self.note(&format!("reading {}", sanitize::inline(&p)));
                 Ok(p)
             }
             None => Err(Error::Usage(
@@ -115,10 +122,10 @@ impl Ctx {
             if f != "-" && p.is_dir() {
                 let (found, errors) = crate::discover::walk_jsonl(p);
                 for (d, e) in errors {
-                    self.note(&format!("{}: {e}", crate::sanitize::inline(&d.to_string_lossy())));
+                    self.note(&format!("{}: {e}", sanitize::inline(&d.to_string_lossy())));
                 }
                 if found.is_empty() {
-                    self.note(&format!("{}: no *.jsonl files", crate::sanitize::inline(f)));
+                    self.note(&format!("{}: no *.jsonl files", sanitize::inline(f)));
                 }
                 out.extend(found.into_iter().map(|p| p.to_string_lossy().into_owned()));
             } else {
@@ -133,7 +140,7 @@ impl Ctx {
     /// is fatal.
     pub fn load<'a>(&self, src: &'a Source) -> Result<Session<'a>> {
         let (s, lines) = self.load_reporting(src);
-        let mut err = io::stderr().lock();
+        let mut err = self.stderr();
         for l in lines {
             let _ = writeln!(err, "{l}");
         }
@@ -180,7 +187,7 @@ impl Ctx {
         if hidden > 0 {
             lines.push(format!(
                 "arcturn-inspect: {}: {hidden} more finding(s); run `arcturn-inspect check` for all of them",
-                crate::sanitize::inline(s.name())
+                sanitize::inline(s.name())
             ));
         }
         lines
@@ -217,8 +224,21 @@ pub fn keep_until_exit(src: Source) -> &'static Source {
 }
 
 /// Run the parsed command line, writing data to `out`.
+///
+/// Human text reaches `out` through the terminal-safe writer, always. Output for programs
+/// (`--json`, `query`, `export`) is already escaped for safe printing by its renderer and
+/// passes unchanged to a pipe or file (`query -r` must give scripts the raw text), but
+/// goes through the writer too when stdout is a terminal.
 pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
     let ctx = Ctx::new(cli.global);
+    let for_programs = ctx.global.json || matches!(cli.command, Command::Query(_) | Command::Export(_));
+    let mut shown;
+    let out: &mut dyn Write = if for_programs && !io::stdout().is_terminal() {
+        out
+    } else {
+        shown = sanitize::Terminal::new(out, ctx.palette.is_on());
+        &mut shown
+    };
     let outcome = match cli.command {
         Command::Tree(a) => tree::run(&ctx, &a, out),
         Command::Path(a) => path::run(&ctx, &a, out),

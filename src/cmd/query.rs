@@ -108,7 +108,7 @@ pub fn run(ctx: &Ctx, a: &QueryArgs, out: &mut dyn Write) -> Result<Outcome> {
                 };
                 // Errors quote the value at fault, which can be a whole message.
                 let line = format!("{at}error: {}", sanitize::truncate(message, 300));
-                let _ = writeln!(io::stderr().lock(), "arcturn-inspect: {}", sanitize::inline(&line));
+                let _ = writeln!(ctx.stderr(), "arcturn-inspect: {}", sanitize::inline(&line));
             },
         )
         .map_err(io_err)?;
@@ -153,8 +153,7 @@ pub fn run(ctx: &Ctx, a: &QueryArgs, out: &mut dyn Write) -> Result<Outcome> {
 /// `arcturn-inspect: <filter>:1:6: undefined filter `lenght/0``, then the line with a caret
 /// under the culprit, so a long filter need not be searched by eye.
 fn report_compile_errors(name: &str, code: &str, errors: &[CompileError], ctx: &Ctx) {
-    let err = io::stderr();
-    let mut err = err.lock();
+    let mut err = ctx.stderr();
     let p = &ctx.err_palette;
     for e in errors {
         let _ = writeln!(
@@ -254,7 +253,7 @@ impl Records<'_, '_> {
     fn fail(&self, e: Error) {
         self.tally.borrow_mut().unreadable += 1;
         if !e.is_reported() {
-            let _ = writeln!(io::stderr().lock(), "arcturn-inspect: {}", sanitize::inline(&e.to_string()));
+            let _ = writeln!(self.ctx.stderr(), "arcturn-inspect: {}", sanitize::inline(&e.to_string()));
         }
     }
 }

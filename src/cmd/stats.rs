@@ -58,7 +58,7 @@ pub fn run(ctx: &Ctx, a: &StatsArgs, out: &mut dyn Write) -> Result<Outcome> {
     let mut sessions = Vec::with_capacity(loaded.len());
     let (mut failed, mut damaged) = (0usize, 0usize);
     {
-        let mut err = io::stderr().lock();
+        let mut err = ctx.stderr();
         for l in loaded {
             for m in &l.messages {
                 let _ = writeln!(err, "{m}");
@@ -158,7 +158,7 @@ struct StatsDoc<'a> {
 /// Check the CI gates; name every session over a limit on stderr. True when one was.
 fn gates(ctx: &Ctx, a: &StatsArgs, sessions: &[SessionStats]) -> bool {
     let mut over = false;
-    let mut err = io::stderr().lock();
+    let mut err = ctx.stderr();
     let p = &ctx.err_palette;
     for s in sessions {
         let name = sanitize::inline(&s.file);

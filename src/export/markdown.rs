@@ -1,12 +1,14 @@
 //! The Markdown renderer: valid CommonMark, one `##` section per item. Message text is kept
-//! as Markdown, but it cannot break out of its section: an HTML block start is escaped (so
-//! an unclosed `<pre>` or `<!--` cannot swallow what follows) and an unclosed top-level
-//! code fence is closed. Everything verbatim (arguments, tool output, thinking) goes in a
+//! as Markdown, but it cannot break out of its section or carry live markup: raw HTML
+//! (blocks and inline tags) is escaped so a renderer shows it as text (an unclosed `<pre>`
+//! or `<!--` cannot swallow what follows, a `<script>` or `onerror=` never runs), links and
+//! images keep their target only for http, https and mailto (a `javascript:` or `data:`
+//! one is shown as its source text), and an unclosed top-level code fence is closed. Everything verbatim (arguments, tool output, thinking) goes in a
 //! fence longer than any backtick run inside it.
 
 use std::fmt::Write;
 
-use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag};
+use pulldown_cmark::{CodeBlockKind, Event, LinkType, Options, Parser, Tag};
 
 use super::{Card, ImagePart, Item, Msg, Note, Output, Part, Speaker, Transcript};
 use crate::preview;
@@ -246,41 +248,73 @@ pub fn inline(s: &str) -> String {
     out
 }
 
-/// Keep a message's Markdown inside its section (see the module comment). Escaping one HTML
-/// block start can expose another (types 1-6 interrupt a paragraph), so this repeats until
-/// none is left; a pathological text falls back to escaping every `<` that starts a line.
+/// Keep a message's Markdown inside its section and free of live markup (see the module
+/// comment): every raw HTML block and inline tag, and every link, autolink or image whose
+/// scheme is not allowed, gets a backslash before its opening `<` or `[`, so a renderer
+/// shows it as the text it is. Escaping one construct can expose another (an escaped HTML
+/// block start turns its lines into a paragraph with inline HTML), so this repeats until
+/// none is left; a pathological text falls back to escaping all Markdown punctuation.
 pub fn contain(text: &str) -> String {
     let mut cur = text.trim_end().to_string();
     for _ in 0..64 {
-        let starts = html_block_starts(&cur);
+        let starts = live_markup(&cur);
         if starts.is_empty() {
             return close_open_fence(cur);
         }
         cur = insert_backslashes(&cur, &starts);
     }
-    let starts: Vec<usize> = line_starts(&cur)
-        .filter_map(|i| {
-            let lead = cur[i..].chars().take_while(|&c| c == ' ').count();
-            (lead <= 3 && cur[i + lead..].starts_with('<')).then_some(i + lead)
-        })
-        .collect();
-    close_open_fence(insert_backslashes(&cur, &starts))
+    cur.lines().map(inline).collect::<Vec<_>>().join("\n")
 }
 
-fn line_starts(s: &str) -> impl Iterator<Item = usize> + '_ {
-    std::iter::once(0).chain(s.match_indices('\n').map(|(i, _)| i + 1))
-}
+/// Renderers differ in the extensions they enable; a construct counts as live if any of
+/// these parses finds it.
+const DIALECTS: [Options; 2] = [
+    Options::empty(),
+    Options::ENABLE_TABLES
+        .union(Options::ENABLE_STRIKETHROUGH)
+        .union(Options::ENABLE_TASKLISTS)
+        .union(Options::ENABLE_FOOTNOTES)
+        .union(Options::ENABLE_GFM),
+];
 
-fn html_block_starts(text: &str) -> Vec<usize> {
-    let mut out = Vec::new();
-    for (ev, range) in Parser::new_ext(text, Options::empty()).into_offset_iter() {
-        if let Event::Start(Tag::HtmlBlock) = ev {
-            if let Some(off) = text[range.clone()].find('<') {
-                out.push(range.start + off);
+/// Where a backslash makes each live construct plain text, in order.
+fn live_markup(text: &str) -> Vec<usize> {
+    let mut at = std::collections::BTreeSet::new();
+    for options in DIALECTS {
+        for (ev, range) in Parser::new_ext(text, options).into_offset_iter() {
+            let found = match ev {
+                Event::Start(Tag::HtmlBlock) | Event::InlineHtml(_) => text[range.clone()].find('<'),
+                Event::Start(Tag::Link { link_type, dest_url, .. }) if !allowed_link(link_type, &dest_url) => {
+                    let opener = if matches!(link_type, LinkType::Autolink | LinkType::Email) { '<' } else { '[' };
+                    text[range.clone()].find(opener)
+                }
+                Event::Start(Tag::Image { link_type, dest_url, .. }) if !allowed_link(link_type, &dest_url) => {
+                    text[range.clone()].find('[')
+                }
+                _ => None,
+            };
+            if let Some(off) = found {
+                at.insert(range.start + off);
             }
         }
     }
-    out
+    at.into_iter().collect()
+}
+
+/// Links stay live only for http, https and mailto (and for relative references, which
+/// name no scheme). Browsers ignore ASCII whitespace and controls inside a scheme
+/// (`java\tscript:`), so those are dropped before looking.
+fn allowed_link(link_type: LinkType, dest: &str) -> bool {
+    if link_type == LinkType::Email {
+        return true;
+    }
+    let squeezed: String = dest.chars().filter(|c| !c.is_ascii_whitespace() && !c.is_ascii_control()).collect();
+    let Some(colon) = squeezed.find(':') else { return true };
+    let scheme = &squeezed[..colon];
+    if scheme.contains(['/', '?', '#']) {
+        return true;
+    }
+    matches!(scheme.to_ascii_lowercase().as_str(), "http" | "https" | "mailto")
 }
 
 fn insert_backslashes(text: &str, at: &[usize]) -> String {
@@ -337,8 +371,27 @@ mod tests {
         assert_eq!(contain("<pre>\nswallow"), "\\<pre>\nswallow");
         assert_eq!(contain("text\n\n```rust\nfn main() {"), "text\n\n```rust\nfn main() {\n```");
         assert_eq!(contain("```\nclosed\n```"), "```\nclosed\n```");
-        assert_eq!(contain("a <b>inline</b> c"), "a <b>inline</b> c");
-        // The second start is only a block once the first one is escaped.
-        assert_eq!(contain("<iframe x>\n<style>y</style>"), "\\<iframe x>\n\\<style>y</style>");
+        // The second start is only a block once the first one is escaped; then its
+        // closing tag is inline HTML in a paragraph, escaped in turn.
+        assert_eq!(contain("<iframe x>\n<style>y</style>"), "\\<iframe x>\n\\<style>y\\</style>");
+    }
+
+    #[test]
+    fn inline_html_and_unsafe_links_become_text() {
+        assert_eq!(contain("a <b>inline</b> c"), "a \\<b>inline\\</b> c");
+        assert_eq!(
+            contain("[x](javascript:alert(1)) [ok](https://e.org)"),
+            "\\[x](javascript:alert(1)) [ok](https://e.org)"
+        );
+        assert_eq!(
+            contain("![i](data:image/png;base64,AA) <vbscript:x>"),
+            "!\\[i](data:image/png;base64,AA) \\<vbscript:x>"
+        );
+        assert_eq!(contain("[m](mailto:a@b.c) [r](../rel#x) <a@b.c>"), "[m](mailto:a@b.c) [r](../rel#x) <a@b.c>");
+        assert_eq!(contain("[t](JaVaScRiPt:x)"), "\\[t](JaVaScRiPt:x)");
+        assert!(contain("[t](<java\tscript:x>)").starts_with("\\[t]"));
+        // Once `[r]` is text, `[1]` alone is a shortcut link to the same target.
+        assert_eq!(contain("[r][1]\n\n[1]: file:///etc/passwd"), "\\[r]\\[1]\n\n[1]: file:///etc/passwd");
+        assert_eq!(contain("`<b>` stays code"), "`<b>` stays code");
     }
 }

@@ -37,7 +37,11 @@ impl<F: Formatter> Formatter for Safe<F> {
         for (i, c) in fragment.char_indices() {
             if needs_escape(c) {
                 w.write_all(&fragment.as_bytes()[start..i])?;
-                write!(w, "\\u{:04x}", c as u32)?;
+                // Tag characters and the like lie beyond the BMP: a surrogate pair.
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    write!(w, "\\u{:04x}", u)?;
+                }
                 start = i + c.len_utf8();
             }
         }
@@ -109,10 +113,10 @@ mod tests {
     #[test]
     fn escapes_terminal_active_characters() {
         let mut out = Vec::new();
-        super::write(&mut out, &serde_json::json!({"t": "a\u{9b}b\u{202e}c\u{1b}é"}), false).unwrap();
+        super::write(&mut out, &serde_json::json!({"t": "a\u{9b}b\u{202e}c\u{1b}é\u{E0041}"}), false).unwrap();
         let s = String::from_utf8(out).unwrap();
-        assert_eq!(s, "{\"t\":\"a\\u009bb\\u202ec\\u001bé\"}\n");
+        assert_eq!(s, "{\"t\":\"a\\u009bb\\u202ec\\u001bé\\udb40\\udc41\"}\n");
         let back: serde_json::Value = serde_json::from_str(&s).unwrap();
-        assert_eq!(back["t"], "a\u{9b}b\u{202e}c\u{1b}é");
+        assert_eq!(back["t"], "a\u{9b}b\u{202e}c\u{1b}é\u{E0041}");
     }
 }

@@ -47,8 +47,10 @@ pub fn entry_row(
         badges.push(format!("{} tok", preview::tokens(u.total())));
     }
     match s.tree.root_reason(i) {
-        Some(RootReason::Dangling) => badges
-            .push(format!("(parent {} not in file)", e.parent.as_ref().map(crate::tree::quoted).unwrap_or_default())),
+        Some(RootReason::Dangling) => {
+            let parent = e.parent.as_ref().map(crate::tree::quoted).unwrap_or_default();
+            badges.push(format!("(parent {} not in file)", sanitize::inline(&parent)))
+        }
         Some(RootReason::SelfParent) => badges.push("(names itself as parent)".into()),
         Some(RootReason::Cycle) => badges.push("(cycle cut here)".into()),
         _ => {}
