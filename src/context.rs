@@ -388,11 +388,7 @@ fn crab(s: &Session<'_>, leaf: Ix, w: &mut Walk) -> Result<()> {
                 "summarize" => {
                     let up_to = o.up_to_id.as_ref().and_then(|t| s.tree.get(t)).filter(|j| on_path.contains(j));
                     target_on_path = up_to.is_some();
-                    let summary = s
-                        .value_at(o.span.clone())
-                        .ok()
-                        .and_then(|v| v.get("summary").and_then(Value::as_str).map(str::to_string))
-                        .unwrap_or_default();
+                    let summary = o.summary.as_ref().map(|t| t.decode()).unwrap_or_default();
                     let keep_from = up_to.map(|j| s.entry(j).line as usize + 1);
                     w.fold(summary_message(None, Some(o.line), o.line, summary, o.line as usize), keep_from, false);
                 }

@@ -531,6 +531,8 @@ pub struct Observation<'a> {
     pub tokens_after: Option<u64>,
     pub up_to_id: Option<Id<'a>>,
     pub shed: Vec<Cow<'a, str>>,
+    /// A `summarize` compaction's summary text.
+    pub summary: Option<Text<'a>>,
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@ use serde_json::Value;
 use crate::content::{Block, Image};
 use crate::context::{self, Context};
 use crate::error::Result;
-use crate::model::{Format, Kind, Observation, Role, Usage};
+use crate::model::{Format, Kind, Observation, Role, State, Usage};
 use crate::sanitize;
 use crate::session::Session;
 use crate::time;
@@ -422,7 +422,7 @@ impl Builder<'_, '_> {
                     }));
                 }
                 Kind::State => {
-                    let text = state_text(&s.value(ix)?);
+                    let text = e.state.as_deref().map(state_text).unwrap_or_else(|| "State entry".into());
                     items.push(Item::Note(Note { anchor: id.clone(), id, time, text }));
                 }
                 Kind::Label => {
@@ -448,11 +448,7 @@ impl Builder<'_, '_> {
                 None,
             ),
             "summarize" => {
-                let summary = self
-                    .s
-                    .value_at(o.span.clone())
-                    .ok()
-                    .and_then(|v| v.get("summary").and_then(Value::as_str).map(vis));
+                let summary = o.summary.as_ref().map(|t| vis(&t.decode()));
                 let target = o.up_to_id.as_ref().map(|t| vis_line(&t.text())).unwrap_or_else(|| "?".into());
                 ("Compaction: summarize".to_string(), format!("Messages up to {target} replaced by a summary"), summary)
             }
@@ -657,9 +653,10 @@ pub fn cap(text: &str) -> (String, usize, usize, usize) {
     (kept.to_string(), total, cut_lines, cut_chars)
 }
 
-fn state_text(v: &Value) -> String {
+fn state_text(st: &State<'_>) -> String {
+    let raw = |r: Option<&serde_json::value::RawValue>| r.and_then(|r| serde_json::from_str::<Value>(r.get()).ok());
     let mut parts = Vec::new();
-    if let Some(t) = v.get("todos") {
+    if let Some(t) = raw(st.todos) {
         let items: Vec<String> = t
             .as_array()
             .map(|a| {
@@ -675,11 +672,11 @@ fn state_text(v: &Value) -> String {
             .unwrap_or_default();
         parts.push(format!("Todos: {}", items.join("; ")));
     }
-    if let Some(p) = v.get("plan") {
+    if let Some(p) = raw(st.plan) {
         let text = p.as_str().map(str::to_string).unwrap_or_else(|| p.to_string());
         parts.push(format!("Plan: {}", vis_line(&sanitize::truncate(&text, 300))));
     }
-    if let Some(m) = v.get("model") {
+    if let Some(m) = raw(st.model) {
         let name = match (m.get("provider").and_then(Value::as_str), m.get("id").and_then(Value::as_str)) {
             (Some(p), Some(id)) => format!("{p}/{id}"),
             (None, Some(id)) => id.to_string(),
@@ -687,16 +684,19 @@ fn state_text(v: &Value) -> String {
         };
         parts.push(format!("Model: {}", vis_line(&name)));
     }
-    if let Some(ce) = v.get("contextEdit") {
-        let n = ce.get("elided").and_then(Value::as_array).map(Vec::len).unwrap_or(0);
-        let mut t = format!("Context edit: {n} old tool result(s) now sent as stubs");
-        if let Some(w) = ce.get("withholdThinking").and_then(Value::as_str) {
-            t.push_str(match w {
-                "all" => "; earlier thinking no longer replayed",
-                "afterFirstElided" => "; thinking after the first elided result no longer replayed",
-                _ => "",
-            });
-        }
+    if let Some(t) = &st.thinking_level {
+        parts.push(format!("Thinking: {}", vis_line(t)));
+    }
+    if let Some(n) = &st.note {
+        parts.push(vis_line(n));
+    }
+    if let Some(ce) = &st.context_edit {
+        let mut t = format!("Context edit: {} old tool result(s) now sent as stubs", ce.elided.len());
+        t.push_str(match ce.withhold_thinking.as_deref() {
+            Some("all") => "; earlier thinking no longer replayed",
+            Some("afterFirstElided") => "; thinking after the first elided result no longer replayed",
+            _ => "",
+        });
         parts.push(t);
     }
     if parts.is_empty() {

@@ -77,6 +77,8 @@ struct RawLine<'a> {
     up_to_id: Option<IdDe<'a>>,
     #[serde(borrow, default)]
     shed: Vec<Str<'a>>,
+    #[serde(borrow)]
+    summary: Option<&'a serde_json::value::RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -259,5 +261,6 @@ fn observation<'a>(raw: RawLine<'a>, line: &Line, notes: &mut Vec<Finding>) -> O
         tokens_after: num(raw.tokens_after),
         up_to_id: raw.up_to_id.map(|i| i.0),
         shed: raw.shed.into_iter().map(|s| s.0).collect(),
+        summary: super::de::text_of(raw.summary),
     }
 }
