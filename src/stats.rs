@@ -267,6 +267,9 @@ pub struct Context {
 pub struct SessionStats {
     pub file: String,
     pub format: Format,
+    /// The session this one was forked from, as the file names it (pi `parentSession`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forked_from: Option<String>,
     pub bytes: u64,
     pub lines: u64,
     pub entries: u64,
@@ -429,6 +432,7 @@ impl SessionStats {
         let leaves = s.tree.leaves().count() as u64;
         let branch = branch(s, &usage, leaves);
         let mut st = SessionStats {
+            forked_from: s.header.as_ref().and_then(|h| h.origin.as_deref()).map(str::to_string),
             file: s.name().to_string(),
             format: s.format,
             bytes: s.source.body().len() as u64,

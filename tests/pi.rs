@@ -128,6 +128,10 @@ fn v3_usage_title_and_unknown_tokens_after() {
     assert_eq!(s["compactions"]["count"], 1);
     assert_eq!(s["compactions"]["tokens_before"], 1800);
     assert_eq!(s["compactions"]["tokens_after"], Value::Null, "pi records no size after: unknown, never 0");
+    assert_eq!(
+        s["forked_from"], "/home/dev/.pi/agent/sessions/--home-dev-parser--/2026-11-19T09-00-00-000Z_0a1b2c3d.jsonl",
+        "parentSession is the fork's origin"
+    );
     let out = run(&["export", f]);
     assert!(out.stdout.starts_with("# Parser refactor"), "title from session_info: {}", &out.stdout[..80]);
 }

@@ -294,6 +294,9 @@ fn single(s: &SessionStats, p: &Palette, w: usize, out: &mut dyn Write) -> io::R
         head.push(format!("{} → {} ({})", format_minutes(f), format_minutes(l), format_duration((l - f) as u64)));
     }
     writeln!(out, "{}  {}", p.bold(sanitize::inline(&s.file)), p.dim(head.join(" · ")))?;
+    if let Some(f) = &s.forked_from {
+        writeln!(out, "{}", p.dim(format!("forked from {}", sanitize::inline(f))))?;
+    }
     writeln!(out)?;
 
     title(out, p, "Tokens", "file: every entry of every branch · branch: the path to the latest entry · context: what the model is sent at the tip")?;
