@@ -32,10 +32,11 @@ use crate::model::{Kind, OwnedId};
 use crate::session::Session;
 use crate::tree::Ix;
 
-/// The branch at a leaf as the model receives it.
-#[derive(Debug, Serialize)]
+/// The branch at a leaf as the model receives it. A session with no entries has no leaf
+/// and sends nothing ([`Context::default`]).
+#[derive(Debug, Default, Serialize)]
 pub struct Context {
-    pub leaf: OwnedId,
+    pub leaf: Option<OwnedId>,
     pub messages: Vec<Sent>,
     pub skipped: Vec<Skipped>,
     pub todos: Value,
@@ -238,7 +239,7 @@ impl Walk {
         let withheld_thinking =
             messages.iter().filter(|m| m.thinking_withheld).filter_map(|m| m.entry_id.clone()).collect();
         Context {
-            leaf: s.entry(leaf).id.to_owned_id(),
+            leaf: Some(s.entry(leaf).id.to_owned_id()),
             messages,
             skipped,
             todos: self.todos.unwrap_or(Value::Null),

@@ -52,7 +52,7 @@ impl fmt::Display for Error {
                 write!(f, "{path}: {count} problem(s) found and --strict is set")
             }
             Error::Damaged { path, count } => {
-                write!(f, "{path}: {count} damaged line(s); the output above skips them")
+                write!(f, "{path}: {count} damaged line(s), reported above; the output skips the unreadable ones")
             }
         }
     }

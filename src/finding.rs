@@ -24,6 +24,7 @@ pub enum Code {
     InvalidUtf8,
     NotAnObject,
     DuplicateKey,
+    NumberOutOfRange,
     NestingTooDeep,
     LoneSurrogate,
     ByteOrderMark,
@@ -34,6 +35,8 @@ pub enum Code {
     MissingField,
     InvalidField,
     InvalidTimestamp,
+    InvalidUsage,
+    UsageOverflow,
     TimestampOutOfOrder,
     UnknownKind,
     UnknownRole,
@@ -65,6 +68,7 @@ impl Code {
             InvalidUtf8 => "invalid_utf8",
             NotAnObject => "not_an_object",
             DuplicateKey => "duplicate_key",
+            NumberOutOfRange => "number_out_of_range",
             NestingTooDeep => "nesting_too_deep",
             LoneSurrogate => "lone_surrogate",
             ByteOrderMark => "byte_order_mark",
@@ -74,6 +78,8 @@ impl Code {
             MissingField => "missing_field",
             InvalidField => "invalid_field",
             InvalidTimestamp => "invalid_timestamp",
+            InvalidUsage => "invalid_usage",
+            UsageOverflow => "usage_overflow",
             TimestampOutOfOrder => "timestamp_out_of_order",
             UnknownKind => "unknown_kind",
             UnknownRole => "unknown_role",
@@ -102,7 +108,9 @@ impl Code {
             | InvalidUtf8
             | NotAnObject
             | DuplicateKey
+            | NumberOutOfRange
             | NestingTooDeep
+            | InvalidUsage
             | MissingId
             | InvalidId
             | MissingField
@@ -118,6 +126,7 @@ impl Code {
             | ByteOrderMark
             | BlankLines
             | InvalidTimestamp
+            | UsageOverflow
             | TimestampOutOfOrder
             | UnknownKind
             | UnknownRole
@@ -139,6 +148,8 @@ impl Code {
     /// the entry is dropped just like a corrupt line's (BAD-INPUTS.md: E naming the field).
     /// So does `MissingField`: the entry is kept (a missing parent reads as a root), but the
     /// line does not say what an entry must, and BAD-INPUTS.md asks for an error there too.
+    /// `DuplicateKey` and `NumberOutOfRange` in a payload leave the entry readable (views show
+    /// it, with the anomaly marked), but parsers disagree on what such a line says.
     pub fn is_line_damage(self) -> bool {
         use Code::*;
         matches!(
@@ -147,12 +158,19 @@ impl Code {
                 | InvalidUtf8
                 | NotAnObject
                 | DuplicateKey
+                | NumberOutOfRange
                 | NestingTooDeep
                 | MissingId
                 | InvalidId
                 | InvalidField
                 | MissingField
         )
+    }
+
+    /// Something serde_json reads without complaint but no view can show as written: views
+    /// that show the entry mark it beside it.
+    pub fn is_hidden_by_parsers(self) -> bool {
+        matches!(self, Code::DuplicateKey | Code::NumberOutOfRange)
     }
 
     /// Findings only `check` reports; other commands stay quiet about them.

@@ -441,20 +441,59 @@ pub struct Usage {
 }
 
 impl Usage {
+    /// The recorded total, else the sum of the four parts (saturating: see [`Usage::add`]).
     pub fn total(&self) -> u64 {
-        self.total.unwrap_or(self.input + self.output + self.cache_read + self.cache_write)
+        self.total.unwrap_or_else(|| self.parts_total().0)
     }
 
-    pub fn add(&mut self, o: &Usage) {
-        self.input += o.input;
-        self.output += o.output;
-        self.cache_read += o.cache_read;
-        self.cache_write += o.cache_write;
-        self.total = Some(self.total() + o.total());
-        self.cost = match (self.cost, o.cost) {
-            (None, None) => None,
-            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
-        };
+    /// The sum of the four parts, and whether it passed `u64::MAX` (held there).
+    pub fn parts_total(&self) -> (u64, bool) {
+        sum_saturating(&[self.input, self.output, self.cache_read, self.cache_write])
+    }
+
+    /// Add another call's usage. Sums saturate instead of wrapping, so a budget gate can
+    /// never be passed by overflowing it; returns true when a sum saturated.
+    pub fn add(&mut self, o: &Usage) -> bool {
+        let mut over = false;
+        for (a, b) in [
+            (&mut self.input, o.input),
+            (&mut self.output, o.output),
+            (&mut self.cache_read, o.cache_read),
+            (&mut self.cache_write, o.cache_write),
+        ] {
+            let (sum, o) = sum_saturating(&[*a, b]);
+            *a = sum;
+            over |= o;
+        }
+        let (total, o_total) = sum_saturating(&[self.total(), o.total()]);
+        self.total = Some(total);
+        let (cost, o_cost) = add_cost(self.cost, o.cost);
+        self.cost = cost;
+        over | o_total | o_cost
+    }
+}
+
+/// A saturating sum, and whether it saturated.
+pub fn sum_saturating(parts: &[u64]) -> (u64, bool) {
+    parts.iter().fold((0u64, false), |(sum, over), &p| match sum.checked_add(p) {
+        Some(s) => (s, over),
+        None => (u64::MAX, true),
+    })
+}
+
+/// Add two recorded costs (`None`: none recorded), held at `f64::MAX` instead of becoming
+/// infinite (which JSON cannot hold); true when it was held.
+pub fn add_cost(a: Option<f64>, b: Option<f64>) -> (Option<f64>, bool) {
+    match (a, b) {
+        (None, None) => (None, false),
+        (a, b) => {
+            let sum = a.unwrap_or(0.0) + b.unwrap_or(0.0);
+            if sum.is_finite() {
+                (Some(sum), false)
+            } else {
+                (Some(f64::MAX), true)
+            }
+        }
     }
 }
 

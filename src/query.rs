@@ -17,6 +17,7 @@ use jaq_json::Val;
 use jaq_std::input::{HasInputs, Inputs, RcIter};
 
 use crate::error::Result;
+use crate::finding::Code;
 use crate::session::Session;
 
 /// Where an input came from: the file as the user named it, and the 1-based line.
@@ -99,13 +100,42 @@ fn io_funs() -> impl Iterator<Item = Fun<Data>> {
     jaq_std::input::funs::<Data>().into_vec().into_iter().chain(origin).map(run::<Data>)
 }
 
+/// `tojson` as jq 1.7 has it: always JSON text. jaq writes NaN and the infinities as
+/// `NaN`/`Infinity`, which no JSON parser reads; jq writes them as it prints them, `null` and
+/// the largest finite double. (Compiled ahead of jaq's own, and `tostring` is redefined on it
+/// below; string interpolation `"\(nan)"` is jaq's and still says `NaN`.)
+fn json_funs() -> impl Iterator<Item = Fun<Data>> {
+    let f: [jaq_core::native::Filter<jaq_core::RunPtr<Data>>; 1] = [("tojson", v(0), |cv| {
+        // With no NaN or infinity left, jaq's display of a value is its JSON text.
+        Box::new(std::iter::once(Ok(Val::utf8_str(json_safe(&cv.1).to_string()))))
+    })];
+    f.into_iter().map(run::<Data>)
+}
+
+/// jq's `tostring`, on the `tojson` above.
+const JQ_DEFS: &str = r#"def tostring: if type == "string" then . else tojson end;"#;
+
+/// A value with what JSON cannot hold replaced as jq 1.7 prints it: NaN as `null`, an
+/// infinity as the largest finite double of its sign.
+pub fn json_safe(v: &Val) -> Val {
+    match v {
+        Val::Num(jaq_json::Num::Float(f)) if f.is_nan() => Val::Null,
+        Val::Num(jaq_json::Num::Float(f)) if f.is_infinite() => Val::from(f.signum() * f64::MAX),
+        Val::Arr(a) => Val::Arr(Rc::new(a.iter().map(json_safe).collect())),
+        Val::Obj(o) => Val::Obj(Rc::new(o.iter().map(|(k, v)| (json_safe(k), json_safe(v))).collect())),
+        v => v.clone(),
+    }
+}
+
 /// Compile `code`. `named` are the `--arg`/`--argjson` variables (names without `$`).
 pub fn compile(code: &str, named: Vec<(String, Val)>) -> std::result::Result<Program, Vec<CompileError>> {
     let arena = Arena::default();
-    let defs = jaq_core::defs().chain(jaq_std::defs()).chain(jaq_json::defs());
+    let ours = load::parse(JQ_DEFS, |p| p.defs()).unwrap_or_default();
+    let defs = jaq_core::defs().chain(jaq_std::defs()).chain(jaq_json::defs()).chain(ours);
     let loader = Loader::new(defs);
     let modules = loader.load(&arena, File { code, path: () }).map_err(|errs| load_errors(code, errs))?;
-    let funs = jaq_core::funs().chain(jaq_std::funs()).chain(jaq_json::funs()).chain(io_funs());
+    // The first native of a name wins: ours come first.
+    let funs = json_funs().chain(jaq_core::funs()).chain(jaq_std::funs()).chain(jaq_json::funs()).chain(io_funs());
     let var_names: Vec<String> = named.iter().map(|(n, _)| format!("${n}")).collect();
     let globals = var_names.iter().map(String::as_str).chain(BUILTIN_VARS);
     let filter = jaq_core::Compiler::default()
@@ -332,10 +362,11 @@ pub struct Pick {
     pub span: Range<usize>,
 }
 
-/// The lines to run over, in file order. Without `--path`/`--leaves` that is every line but
-/// the session header, as jq would see the file (records the loader could not read are
-/// skipped when parsed); with them, the chosen entries. `--kind` then keeps one kind, and
-/// `--kind session` / `--kind meta` selects the header itself.
+/// The lines to run over, in file order. Without `--path`/`--leaves` that is every record
+/// the loader accepted but the session header; with them, the chosen entries. `--kind` then
+/// keeps one kind, and `--kind session` / `--kind meta` selects the header itself. A line the
+/// loader refused is never an input, even when a laxer parser (jaq reads `NaN`) would take
+/// it: it was reported, and the command exits 2 at the end.
 pub fn select(s: &Session<'_>, sel: &Selection) -> Result<Vec<Pick>> {
     let mut picks: Vec<Pick> = if let Some(target) = &sel.path {
         let t = s.target(target.as_deref())?;
@@ -344,9 +375,11 @@ pub fn select(s: &Session<'_>, sel: &Selection) -> Result<Vec<Pick>> {
         s.tree.leaves().map(|i| pick(s, i)).collect()
     } else {
         let header = s.header.as_ref().map(|h| h.line);
+        let refused = refused_lines(s);
         s.source
             .lines()
             .filter(|l| Some(l.number) != header || sel.kind.is_some())
+            .filter(|l| !refused.contains(&l.number))
             .filter(|l| !s.source.bytes()[l.span.clone()].iter().all(u8::is_ascii_whitespace))
             .map(|l| Pick { line: l.number, span: l.span })
             .collect()
@@ -356,6 +389,24 @@ pub fn select(s: &Session<'_>, sel: &Selection) -> Result<Vec<Pick>> {
         picks.retain(|p| record_kind(&bytes[p.span.clone()]).as_deref() == Some(kind.as_str()));
     }
     Ok(picks)
+}
+
+/// Lines with damage that yielded no record (an entry with a missing field, or a payload
+/// with a duplicate key, is kept by the loader and stays an input).
+fn refused_lines(s: &Session<'_>) -> std::collections::HashSet<u32> {
+    let kept: std::collections::HashSet<u32> = s
+        .entries
+        .iter()
+        .map(|e| e.line)
+        .chain(s.observations.iter().map(|o| o.line))
+        .chain(s.header.as_ref().map(|h| h.line))
+        .collect();
+    s.findings
+        .iter()
+        .filter(|f| f.code.is_line_damage() || matches!(f.code, Code::TornLastLine | Code::CorruptLastLine))
+        .filter_map(|f| f.line)
+        .filter(|l| !kept.contains(l))
+        .collect()
 }
 
 fn pick(s: &Session<'_>, i: crate::tree::Ix) -> Pick {

@@ -130,14 +130,19 @@ impl<'a> Session<'a> {
         self.source.bytes()
     }
 
-    /// The full JSON value of a line (lone surrogates repaired), for views that need the
-    /// payload.
+    /// The full JSON value of a line (lone surrogates repaired, numbers beyond f64 kept as
+    /// their text: both were reported at load), for views that need the payload.
     pub fn value_at(&self, span: std::ops::Range<usize>) -> Result<serde_json::Value> {
         let b = &self.source_bytes()[span];
-        let parsed = match repair_lone_surrogates(b) {
-            Some(fixed) => serde_json::from_slice(&fixed),
-            None => serde_json::from_slice(b),
-        };
+        let fixed = repair_lone_surrogates(b);
+        let b = fixed.as_deref().unwrap_or(b);
+        let parsed = serde_json::from_slice(b).or_else(|e| {
+            let text = std::str::from_utf8(b).ok();
+            match text.and_then(format::skim::big_numbers_as_text) {
+                Some(t) => serde_json::from_str(&t),
+                None => Err(e),
+            }
+        });
         parsed.map_err(|e| Error::input(self.name(), format!("cannot re-read a line: {}", format::clean(&e))))
     }
 

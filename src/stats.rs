@@ -67,13 +67,18 @@ pub struct Tokens {
     pub total: u64,
     #[serde(serialize_with = "cost_json")]
     pub cost: Option<f64>,
+    /// A sum passed what it can hold and is held at its maximum (`u64::MAX` tokens,
+    /// `f64::MAX` dollars): shown as such, and over every budget.
+    pub usage_overflow: bool,
 }
 
 /// Sums of dollar amounts pick up binary noise (`0.022600000000000002`); ten decimals is
 /// far below a cent and keeps the JSON readable.
 fn cost_json<S: serde::Serializer>(c: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
     match c {
-        Some(v) => s.serialize_f64((v * 1e10).round() / 1e10),
+        // (A sum held at f64::MAX would round to infinity, which JSON cannot hold.)
+        Some(v) if v.abs() < 1e290 => s.serialize_f64((v * 1e10).round() / 1e10),
+        Some(v) => s.serialize_f64(*v),
         None => s.serialize_none(),
     }
 }
@@ -81,30 +86,40 @@ fn cost_json<S: serde::Serializer>(c: &Option<f64>, s: S) -> Result<S::Ok, S::Er
 impl Tokens {
     /// Count one model call; `usage` is absent when the call recorded none.
     fn call(&mut self, usage: Option<&Usage>) {
-        self.calls += 1;
+        self.calls = self.calls.saturating_add(1);
         if let Some(u) = usage {
-            self.input += u.input;
-            self.output += u.output;
-            self.cache_read += u.cache_read;
-            self.cache_write += u.cache_write;
-            self.total += u.input + u.output + u.cache_read + u.cache_write;
-            if let Some(c) = u.cost {
-                self.cost = Some(self.cost.unwrap_or(0.0) + c);
-            }
+            let (parts, over) = u.parts_total();
+            let other = Tokens {
+                input: u.input,
+                output: u.output,
+                cache_read: u.cache_read,
+                cache_write: u.cache_write,
+                total: parts,
+                cost: u.cost,
+                usage_overflow: over,
+                calls: 0,
+            };
+            self.merge(&other);
         }
     }
 
     fn merge(&mut self, o: &Tokens) {
-        self.calls += o.calls;
-        self.input += o.input;
-        self.output += o.output;
-        self.cache_read += o.cache_read;
-        self.cache_write += o.cache_write;
-        self.total += o.total;
-        self.cost = match (self.cost, o.cost) {
-            (None, None) => None,
-            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
-        };
+        let mut over = self.usage_overflow | o.usage_overflow;
+        for (a, b) in [
+            (&mut self.calls, o.calls),
+            (&mut self.input, o.input),
+            (&mut self.output, o.output),
+            (&mut self.cache_read, o.cache_read),
+            (&mut self.cache_write, o.cache_write),
+            (&mut self.total, o.total),
+        ] {
+            let (sum, o) = crate::model::sum_saturating(&[*a, b]);
+            *a = sum;
+            over |= o;
+        }
+        let (cost, o_cost) = crate::model::add_cost(self.cost, o.cost);
+        self.cost = cost;
+        self.usage_overflow = over | o_cost;
     }
 }
 

@@ -78,6 +78,8 @@ pub struct Run {
     pub usage: Usage,
     /// Recorded cost in dollars (arcturn), null when none is recorded.
     pub cost: Option<f64>,
+    /// A usage or cost sum passed what it can hold and is held at its maximum.
+    pub usage_overflow: bool,
     /// Line of the run's first record.
     pub line: u32,
     /// The start of the user's message (arcturn; crab when its message can be placed).
@@ -250,6 +252,7 @@ fn crab_run(s: &Session<'_>, obs: &[&Observation<'_>], prompts: &[(u32, Ix)]) ->
         errors: 0,
         usage: Usage::default(),
         cost: None,
+        usage_overflow: false,
         line: first_line,
         prompt,
         spans,
@@ -314,10 +317,9 @@ fn tally(run: &mut Run) {
         match &sp.detail {
             Detail::Llm { usage, cost, .. } => {
                 run.llm_calls += 1;
-                run.usage.add(usage);
-                if let Some(c) = cost {
-                    run.cost = Some(run.cost.unwrap_or(0.0) + c);
-                }
+                let (sum, cost_over) = crate::model::add_cost(run.cost, *cost);
+                run.cost = sum;
+                run.usage_overflow |= run.usage.add(usage) | cost_over;
             }
             Detail::Tool { .. } => run.tool_calls += 1,
             Detail::Event { .. } => {}
@@ -359,6 +361,7 @@ fn arcturn(s: &Session<'_>, leaf: Ix) -> Trace {
                 errors: 0,
                 usage: Usage::default(),
                 cost: None,
+                usage_overflow: false,
                 line: e.line,
                 prompt,
                 spans: Vec::new(),
@@ -522,6 +525,8 @@ pub struct Summary {
     pub errors: u64,
     pub duration_ms: u64,
     pub usage: Usage,
+    /// A usage sum passed `u64::MAX` and is held there.
+    pub usage_overflow: bool,
 }
 
 impl Trace {
@@ -537,8 +542,8 @@ impl Trace {
             s.llm_calls += r.llm_calls;
             s.tool_calls += r.tool_calls;
             s.errors += r.errors;
-            s.duration_ms += r.duration_ms.unwrap_or(0);
-            s.usage.add(&r.usage);
+            s.duration_ms = s.duration_ms.saturating_add(r.duration_ms.unwrap_or(0));
+            s.usage_overflow |= s.usage.add(&r.usage) | r.usage_overflow;
         }
         s
     }

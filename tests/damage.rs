@@ -512,3 +512,121 @@ fn nothing_writes_to_the_input() {
     }
     assert_eq!(listing(dir.path()), before_listing, "nothing written next to the inputs");
 }
+
+/// A tool call whose arguments are `args` (raw JSON), as entry e3.
+fn call_with(args: &str) -> String {
+    entry3(&format!(
+        r#""message":{{"role":"assistant","content":[{{"type":"toolCall","id":"c1","name":"bash","arguments":{args}}}]}}"#
+    ))
+}
+
+#[test]
+fn a_number_beyond_f64_in_a_payload_is_an_error_and_views_show_its_text() {
+    let line = call_with(r#"{"n":1e400}"#);
+    let bytes = session(&line);
+    let doc = check_line3(&bytes, "number_out_of_range", "error");
+    let f = finding(&doc, "number_out_of_range");
+    assert_eq!(f["column"], line.find("1e400").unwrap() + 1, "{f}");
+    let dir = tempfile::tempdir().unwrap();
+    let p = temp_file(dir.path(), "s.jsonl", &bytes);
+    // The views agree with check: the entry is there, the number as written, exit 2 (E).
+    let show = run(&["show", "--json", &p, "e3"]);
+    assert_eq!(show.code, 2, "{}", show.stderr);
+    assert!(show.stdout.contains(r#""n":1e400"#), "{}", show.stdout);
+    assert!(show.stderr.contains(":3:") && show.stderr.contains("number_out_of_range"), "{}", show.stderr);
+    let export = run(&["export", &p, "e3"]);
+    assert_eq!(export.code, 2, "{}", export.stderr);
+    assert!(
+        export.stdout.contains("\"1e400\"") && export.stdout.contains("number\\_out\\_of\\_range"),
+        "{}",
+        export.stdout
+    );
+    let context = run(&["context", "--json", &p, "e3"]);
+    assert_eq!(context.code, 2, "{}", context.stderr);
+    assert_eq!(context.json()["messages"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn a_number_beyond_f64_in_a_field_the_tool_reads_drops_the_line() {
+    let line = entry3(r#""message":{"role":"assistant","content":"x","usage":{"input":1e400}}"#);
+    let doc = check_line3(&session(&line), "number_out_of_range", "error");
+    assert_eq!(doc["entries"], 2, "{doc}");
+}
+
+#[test]
+fn duplicate_keys_inside_payloads_are_errors_and_views_show_both() {
+    let line = call_with(r#"{"command":"ls","command":"rm -rf ~"}"#);
+    let bytes = session(&line);
+    let doc = check_line3(&bytes, "duplicate_key", "error");
+    let f = finding(&doc, "duplicate_key");
+    let second = line.rfind(r#""command""#).unwrap() + 1;
+    let first = line.find(r#""command""#).unwrap() + 1;
+    assert_eq!(f["column"], second, "{f}");
+    assert!(f["message"].as_str().unwrap().contains(&format!("`command` (first at column {first})")), "{f}");
+    let dir = tempfile::tempdir().unwrap();
+    let p = temp_file(dir.path(), "s.jsonl", &bytes);
+    let show = run(&["show", &p, "e3"]);
+    assert_eq!(show.code, 2, "{}", show.stderr);
+    assert!(show.stdout.contains(r#""command":"ls","command":"rm -rf ~""#), "{}", show.stdout);
+    for html in [false, true] {
+        let args: &[&str] = if html { &["export", "--html", &p, "e3"] } else { &["export", &p, "e3"] };
+        let export = run(args);
+        assert_eq!(export.code, 2, "{}", export.stderr);
+        assert!(export.stdout.contains(&format!("(first at column {first})")), "{}", export.stdout);
+    }
+}
+
+#[test]
+fn duplicate_keys_are_found_at_any_depth_and_in_any_object_size() {
+    // Nested in a skipped payload, escaped spelling of the same key, and a big object whose
+    // duplicate comes after the first sixteen keys.
+    let wide: Vec<String> = (0..40).map(|k| format!(r#""k{k}":{k}"#)).collect();
+    for args in [
+        r#"{"a":[{"x":{"deep":1,"deep":2}}]}"#.to_string(),
+        r#"{"key":1,"k\u0065y":2}"#.to_string(),
+        format!("{{{},\"k3\":0}}", wide.join(",")),
+    ] {
+        check_line3(&session(&call_with(&args)), "duplicate_key", "error");
+    }
+    // ... and at the top level of a record, in a field no decoder declares.
+    check_line3(
+        &session(&entry3(r#""message":{"role":"user","content":"x"},"extra":1,"extra":2"#)),
+        "duplicate_key",
+        "error",
+    );
+}
+
+#[test]
+fn empty_and_header_only_files_have_no_entries_and_exit_0_in_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        ("empty.jsonl", String::new()),
+        ("arcturn.jsonl", format!("{HEADER}\n")),
+        ("crab.jsonl", "{\"kind\":\"meta\",\"format_version\":2,\"created\":1793610000000}\n".to_string()),
+    ];
+    for (name, text) in files {
+        let p = temp_file(dir.path(), name, text.as_bytes());
+        for cmd in ["tree", "path", "leaves", "check", "trace", "stats", "context", "export"] {
+            for json in [false, true] {
+                let mut args = vec![cmd];
+                if json {
+                    args.push("--json");
+                }
+                args.push(&p);
+                let out = run(&args);
+                assert_eq!(out.code, 0, "{args:?}: {}{}", out.stdout, out.stderr);
+                assert!(!out.stderr.contains("error"), "{args:?}: {}", out.stderr);
+            }
+        }
+        let html = run(&["export", "--html", &p]);
+        assert_eq!(html.code, 0, "{}", html.stderr);
+        assert!(run(&["export", &p]).stdout.contains("no entries"));
+        let context = run(&["context", "--json", &p]).json();
+        assert_eq!(context["leaf"], Value::Null);
+        for list in ["messages", "skipped", "elided", "withheld_thinking", "compactions"] {
+            assert_eq!(context[list], serde_json::json!([]), "{list}");
+        }
+        let query = run(&["query", ".", &p]);
+        assert_eq!((query.code, query.stdout.as_str()), (0, ""), "{}", query.stderr);
+    }
+}

@@ -292,3 +292,38 @@ fn null_input_needs_no_session() {
     let (code, out, err) = run(&["query", "-n", "1 + 1"]);
     assert_eq!((code, out.as_str(), err.as_str()), (0, "2\n", ""));
 }
+
+#[test]
+fn query_inputs_are_only_the_records_the_loader_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("s.jsonl");
+    let lines = [
+        r#"{"kind":"session","version":1,"id":"q","timestamp":"2026-11-02T09:00:00.000Z","cwd":"/p"}"#,
+        r#"{"kind":"message","id":"a","parentId":null,"timestamp":"2026-11-02T09:00:01.000Z","message":{"role":"user","content":"hi"}}"#,
+        // Not JSON (jaq's own reader would take NaN and make it null): refused, never an input.
+        r#"{"kind":"message","id":"b","parentId":"a","n":NaN}"#,
+        // A payload with a duplicate key: an error, but the loader keeps the entry.
+        r#"{"kind":"message","id":"c","parentId":"a","timestamp":"2026-11-02T09:00:02.000Z","message":{"role":"user","content":"x"},"x":1,"x":2}"#,
+    ];
+    std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+    let (code, out, err) = run(&["query", "-c", ".id", p.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(out, "\"a\"\n\"c\"\n");
+    assert!(err.contains(":3:") && err.contains("corrupt_line"), "{err}");
+    assert!(err.contains(":4:") && err.contains("duplicate_key"), "{err}");
+}
+
+#[test]
+fn tojson_and_tostring_write_json_for_nan_and_infinities_as_jq_1_7_does() {
+    let (code, out, err) =
+        run(&["query", "-n", "-c", "[nan, infinite, -infinite] | tojson, tostring, (.[0] | tostring)"]);
+    assert_eq!(code, 0, "{err}");
+    let outs = json_lines(&out);
+    assert_eq!(outs.len(), 3, "{out}");
+    for text in &outs[..2] {
+        // The string itself is JSON: null, then the largest finite double of each sign.
+        let v: Value = serde_json::from_str(text.as_str().unwrap()).unwrap();
+        assert_eq!(v, serde_json::json!([null, f64::MAX, -f64::MAX]), "{text}");
+    }
+    assert_eq!(outs[2], "null");
+}

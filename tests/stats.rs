@@ -235,3 +235,71 @@ fn many_generated_files_in_parallel() {
     sorted.sort();
     assert_eq!(names, sorted, "input order is kept");
 }
+
+const GATE_HEADER: &str =
+    r#"{"kind":"session","version":1,"id":"s-gate","timestamp":"2026-11-02T09:00:00.000Z","cwd":"/p"}"#;
+
+/// A session of assistant messages with these `usage` objects (raw JSON), each a child of
+/// the one before.
+fn usage_session(dir: &std::path::Path, usages: &[&str]) -> String {
+    let mut text = format!("{GATE_HEADER}\n");
+    let mut parent = "null".to_string();
+    for (k, u) in usages.iter().enumerate() {
+        text.push_str(&format!(
+            r#"{{"kind":"message","id":"m{k}","parentId":{parent},"timestamp":"2026-11-02T09:00:0{k}.000Z","message":{{"role":"assistant","content":"ok","usage":{u}}}}}"#
+        ));
+        text.push('\n');
+        parent = format!("\"m{k}\"");
+    }
+    let p = dir.join("s.jsonl");
+    std::fs::write(&p, text).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+#[test]
+fn token_sums_saturate_and_flag_usage_overflow_so_no_gate_is_bypassed() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two calls of 2^63 input tokens: a wrapping sum would be 0 and pass any budget.
+    let big = r#"{"input":9223372036854775808,"output":0,"cacheRead":0,"cacheWrite":0}"#;
+    let p = usage_session(dir.path(), &[big, big]);
+    let out = run(&["stats", "--json", "--max-tokens", "1000", &p]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let doc = serde_json::from_slice::<Value>(&out.stdout).unwrap();
+    let u = &doc["sessions"][0]["usage"];
+    assert_eq!((u["input"].as_u64(), u["total"].as_u64()), (Some(u64::MAX), Some(u64::MAX)), "{u}");
+    assert_eq!(u["usage_overflow"], true);
+    assert!(stderr(&out).contains("usage_overflow"), "{}", stderr(&out));
+    // Costs held at the largest double, never infinite (JSON has no infinity).
+    let huge = r#"{"input":1,"cost":{"total":1.5e308}}"#;
+    let p = usage_session(dir.path(), &[huge, huge]);
+    let out = run(&["stats", "--json", "--max-cost", "5", &p]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let doc = serde_json::from_slice::<Value>(&out.stdout).unwrap();
+    let u = &doc["sessions"][0]["usage"];
+    assert_eq!((u["cost"].as_f64(), &u["usage_overflow"]), (Some(f64::MAX), &json!(true)), "{u}");
+}
+
+#[test]
+fn negative_usage_is_invalid_usage_and_never_lowers_a_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = usage_session(
+        dir.path(),
+        &[r#"{"input":600,"output":0,"cost":{"total":0.6}}"#, r#"{"input":-500,"output":500,"cost":{"total":-0.5}}"#],
+    );
+    // Counted as 0: 600 + 500 tokens and $0.6, over both budgets.
+    let out = run(&["stats", "--json", "--max-tokens", "1000", "--max-cost", "0.55", &p]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let doc = serde_json::from_slice::<Value>(&out.stdout).unwrap();
+    let u = &doc["sessions"][0]["usage"];
+    assert_eq!((u["input"].as_u64(), u["output"].as_u64(), u["total"].as_u64()), (Some(600), Some(500), Some(1100)));
+    assert!(close(&u["cost"], 0.6), "{u}");
+    assert!(stderr(&out).contains("invalid_usage"), "{}", stderr(&out));
+    // `check` calls it an error on that line, and the entry is kept.
+    let out = run(&["check", "--json", &p]);
+    assert_eq!(code(&out), 1);
+    let doc = serde_json::from_slice::<Value>(&out.stdout).unwrap();
+    assert_eq!(doc["entries"], 2);
+    let f = doc["findings"].as_array().unwrap().iter().find(|f| f["code"] == "invalid_usage").unwrap();
+    assert_eq!((&f["line"], &f["severity"]), (&json!(3), &json!("error")), "{f}");
+    assert!(f["message"].as_str().unwrap().contains("`input` is -500"), "{f}");
+}

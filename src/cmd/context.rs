@@ -18,6 +18,16 @@ use crate::sanitize;
 pub fn run(ctx: &Ctx, a: &ContextArgs, out: &mut dyn Write) -> Result<Outcome> {
     let src = ctx.open(a.file.as_deref())?;
     let s = ctx.load(src)?;
+    if s.entries.is_empty() && a.id.is_none() {
+        // An empty or header-only file: nothing is sent (BAD-INPUTS.md: "no entries", exit 0).
+        if ctx.global.json {
+            let c = Context::default();
+            json::write(out, &Doc { head: DocHead::of(&s), context: &c }, false).map_err(io_err)?;
+        } else {
+            writeln!(out, "no entries: nothing is sent").map_err(io_err)?;
+        }
+        return ctx.finish(s);
+    }
     let leaf = s.target(a.id.as_deref())?;
     let c = materialize(&s, leaf)?;
     if ctx.global.json {
@@ -41,7 +51,7 @@ fn human(c: &Context, leaf_line: u32, p: &Palette, width: usize, out: &mut dyn W
         out,
         "{} {} {}",
         p.bold("context at"),
-        p.id(sanitize::inline(&c.leaf.text())),
+        p.id(sanitize::inline(&c.leaf.as_ref().map(|l| l.text()).unwrap_or_default())),
         p.dim(format!(
             "(line {leaf_line}): {} message{} sent{}",
             c.messages.len(),

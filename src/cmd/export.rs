@@ -16,7 +16,8 @@ use crate::time;
 pub fn run(ctx: &Ctx, a: &ExportArgs, out: &mut dyn Write) -> Result<Outcome> {
     let src = ctx.open(a.file.as_deref())?;
     let s = ctx.load(src)?;
-    let target = s.target(a.id.as_deref())?;
+    // An empty or header-only file exports as an empty transcript that says so.
+    let target = if s.entries.is_empty() && a.id.is_none() { None } else { Some(s.target(a.id.as_deref())?) };
     let ext = if a.html { "html" } else { "md" };
     let dest = match (&a.output, a.auto_name) {
         (Some(p), _) => Some((PathBuf::from(p), true)),
@@ -35,7 +36,10 @@ pub fn run(ctx: &Ctx, a: &ExportArgs, out: &mut dyn Write) -> Result<Outcome> {
     if let Some((path, _)) = &dest {
         guard(path, s.name())?;
     }
-    let t = export::build(&s, target, Options { thinking: a.thinking, as_sent: a.as_sent })?;
+    let t = match target {
+        Some(target) => export::build(&s, target, Options { thinking: a.thinking, as_sent: a.as_sent })?,
+        None => export::empty(&s),
+    };
     let doc = if a.html { html::render(&t) } else { markdown::render(&t) };
     match dest {
         None => out.write_all(doc.as_bytes()).map_err(io_err)?,

@@ -1,4 +1,6 @@
-//! `show FILE ID`: one entry as stored, pretty-printed (compact with `--json`).
+//! `show FILE ID`: one entry as stored, pretty-printed (compact with `--json`). A line whose
+//! parsed value would hide something (a key given twice, a number past f64) is printed as
+//! its own text instead, so both values and the number's digits are there to see.
 
 use std::io::Write;
 
@@ -11,6 +13,12 @@ pub fn run(ctx: &Ctx, a: &ShowArgs, out: &mut dyn Write) -> Result<Outcome> {
     let src = ctx.open(Some(&a.file))?;
     let s = ctx.load(src)?;
     let i = s.find(&a.id)?;
+    let line = s.entry(i).line;
+    if s.findings.iter().any(|f| f.line == Some(line) && f.code.is_hidden_by_parsers()) {
+        let raw = String::from_utf8_lossy(s.raw(i));
+        json::write_raw(out, raw.trim_end_matches(['\r', ' ', '\t'])).map_err(io_err)?;
+        return ctx.finish(s);
+    }
     let value = s.value(i)?;
     json::write(out, &value, !ctx.global.json).map_err(io_err)?;
     ctx.finish(s)

@@ -167,12 +167,17 @@ fn gates(ctx: &Ctx, a: &StatsArgs, sessions: &[SessionStats]) -> bool {
                 over = true;
                 let _ = writeln!(
                     err,
-                    "arcturn-inspect: {}: {} {} tokens (file scope) is over --max-tokens {} by {}",
+                    "arcturn-inspect: {}: {} {} tokens (file scope) is over --max-tokens {} by {}{}",
                     p.bold(&name),
                     p.error("over budget:"),
                     thousands(s.usage.total),
                     thousands(max),
-                    thousands(s.usage.total - max)
+                    thousands(s.usage.total - max),
+                    if s.usage.usage_overflow {
+                        " (the sum overflowed and is held at its maximum [usage_overflow])"
+                    } else {
+                        ""
+                    }
                 );
             }
         }

@@ -233,12 +233,7 @@ pub fn build(s: &Session<'_>, target: Ix, opts: Options) -> Result<Transcript> {
     };
     Ok(Transcript {
         title: title(s, &path),
-        session_id: s.header.as_ref().and_then(|h| h.id.as_deref()).map(vis_line).or_else(|| {
-            std::path::Path::new(s.name())
-                .file_stem()
-                .map(|f| vis_line(&f.to_string_lossy()))
-                .filter(|_| s.name() != "-")
-        }),
+        session_id: session_id(s),
         file: vis_line(s.name()),
         format: s.format,
         created: clock(s.created()),
@@ -251,6 +246,33 @@ pub fn build(s: &Session<'_>, target: Ix, opts: Options) -> Result<Transcript> {
         thinking: opts.thinking,
         items,
         chart,
+    })
+}
+
+/// The transcript of a session with no entries (an empty or header-only file): no
+/// messages, and a scope line that says so (BAD-INPUTS.md: "no entries", exit 0).
+pub fn empty(s: &Session<'_>) -> Transcript {
+    Transcript {
+        title: title(s, &[]),
+        session_id: session_id(s),
+        file: vis_line(s.name()),
+        format: s.format,
+        created: clock(s.created()),
+        target: String::new(),
+        scope: "no entries: the file holds no messages".into(),
+        models: Vec::new(),
+        usage: Usage::default(),
+        calls: 0,
+        context_tokens: 0,
+        thinking: false,
+        items: Vec::new(),
+        chart: Chart::default(),
+    }
+}
+
+fn session_id(s: &Session<'_>) -> Option<String> {
+    s.header.as_ref().and_then(|h| h.id.as_deref()).map(vis_line).or_else(|| {
+        std::path::Path::new(s.name()).file_stem().map(|f| vis_line(&f.to_string_lossy())).filter(|_| s.name() != "-")
     })
 }
 
@@ -533,6 +555,13 @@ impl Builder<'_, '_> {
         if let Some(t) = tokens {
             remarks.push(format!("~{t} tokens as sent"));
         }
+        // What the parsed value cannot show (a second value under one key, a number past
+        // f64) is said next to the message, not only on stderr.
+        let anomalies = self.s.findings.iter().filter(|f| f.line == Some(e.line) && f.code.is_hidden_by_parsers());
+        remarks.extend(anomalies.map(|f| {
+            let col = f.column.map(|c| format!(":{c}")).unwrap_or_default();
+            format!("{} at line {}{col}: {}", f.code.as_str(), e.line, vis_line(&f.message))
+        }));
         let error = error.map(vis);
         let model = m.and_then(|m| m.model.as_deref()).map(|md| {
             vis_line(&match m.and_then(|m| m.provider.as_deref()) {

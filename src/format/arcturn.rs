@@ -8,11 +8,11 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::blocks::{self, str_of};
-use super::de::{cow, num, present, text_of, Content, Float, IdDe, Num, Str, Ts};
+use super::de::{cow, num, present, text_of, Content, Count, Float, IdDe, Num, Str, Ts};
 use super::{unknown, Decoder, Effort, LineResult, Record};
 use crate::content::{self, Block};
 use crate::finding::{Code, Finding};
-use crate::model::{Compaction, ContextEdit, Entry, Header, Kind, Message, Role, State, ToolResult, Usage};
+use crate::model::{Compaction, ContextEdit, Entry, Header, Kind, Message, Role, State, ToolResult};
 use crate::source::Line;
 
 pub const DECODER: Decoder = Decoder { decode, explain, fold: None, content, observed: false, header_expected: true };
@@ -116,14 +116,14 @@ pub(super) struct RawMessage<'a> {
 
 #[derive(Deserialize)]
 pub(super) struct RawUsage {
-    input: Option<Num>,
-    output: Option<Num>,
+    input: Option<Count>,
+    output: Option<Count>,
     #[serde(rename = "cacheRead")]
-    cache_read: Option<Num>,
+    cache_read: Option<Count>,
     #[serde(rename = "cacheWrite")]
-    cache_write: Option<Num>,
+    cache_write: Option<Count>,
     #[serde(rename = "totalTokens")]
-    total_tokens: Option<Num>,
+    total_tokens: Option<Count>,
     cost: Option<RawCost>,
 }
 
@@ -302,13 +302,10 @@ pub(super) fn message_with<'a>(
         tool_results,
         provider: cow(m.provider),
         model: cow(m.model),
-        usage: m.usage.map(|u| Usage {
-            input: num(u.input).unwrap_or(0),
-            output: num(u.output).unwrap_or(0),
-            cache_read: num(u.cache_read).unwrap_or(0),
-            cache_write: num(u.cache_write).unwrap_or(0),
-            total: num(u.total_tokens),
-            cost: u.cost.and_then(|c| c.total).and_then(|f| f.0),
+        usage: m.usage.map(|u| {
+            let parts =
+                [("input", u.input), ("output", u.output), ("cacheRead", u.cache_read), ("cacheWrite", u.cache_write)];
+            super::de::usage(n, parts, u.total_tokens, u.cost.and_then(|c| c.total).and_then(|f| f.0), notes)
         }),
         stop_reason: cow(m.stop_reason),
         excluded: m.exclude_from_context.unwrap_or(false),

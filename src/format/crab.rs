@@ -5,10 +5,10 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
-use super::de::{cow, num, present, Content, IdDe, Num, Str, StrOrNum, Ts};
+use super::de::{cow, num, present, Content, Count, IdDe, Num, Str, StrOrNum, Ts};
 use super::{unknown, Decoder, Effort, LineResult, Record};
 use crate::finding::{Code, Finding};
-use crate::model::{Entry, Header, Kind, Message, Observation, Outcome, Role, Usage};
+use crate::model::{Entry, Header, Kind, Message, Observation, Outcome, Role};
 use crate::source::Line;
 
 pub const DECODER: Decoder = Decoder { decode, explain, fold: None, content, observed: true, header_expected: false };
@@ -91,10 +91,10 @@ struct RawMessage<'a> {
 
 #[derive(Deserialize)]
 struct RawUsage {
-    prompt: Option<Num>,
-    completion: Option<Num>,
-    cache_read: Option<Num>,
-    cache_write: Option<Num>,
+    prompt: Option<Count>,
+    completion: Option<Count>,
+    cache_read: Option<Count>,
+    cache_write: Option<Count>,
 }
 
 /// `"Ok"`, `"Aborted"`, `{"Error": "text"}`, or anything else kept as text.
@@ -237,13 +237,14 @@ fn observation<'a>(raw: RawLine<'a>, line: &Line, notes: &mut Vec<Finding>) -> O
         provider: cow(raw.provider),
         model: cow(raw.model),
         duration_ms: num(raw.duration_ms),
-        usage: raw.usage.map(|u| Usage {
-            input: num(u.prompt).unwrap_or(0),
-            output: num(u.completion).unwrap_or(0),
-            cache_read: num(u.cache_read).unwrap_or(0),
-            cache_write: num(u.cache_write).unwrap_or(0),
-            total: None,
-            cost: None,
+        usage: raw.usage.map(|u| {
+            let parts = [
+                ("prompt", u.prompt),
+                ("completion", u.completion),
+                ("cache_read", u.cache_read),
+                ("cache_write", u.cache_write),
+            ];
+            super::de::usage(n, parts, None, None, notes)
         }),
         outcome: raw.outcome.map(|o| o.0),
         tool: cow(raw.tool),

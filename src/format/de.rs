@@ -9,7 +9,8 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::model::{Blocks, Id, Text, ToolCall, ToolResult};
+use crate::finding::{Code, Finding};
+use crate::model::{Blocks, Id, Text, ToolCall, ToolResult, Usage};
 
 /// A string that borrows from the line unless it had escapes.
 #[derive(Debug, Clone)]
@@ -156,6 +157,84 @@ impl<'de> Deserialize<'de> for Num {
 
 pub fn num(n: Option<Num>) -> Option<u64> {
     n.and_then(|n| n.0)
+}
+
+/// A token count in a usage record. A negative one is kept (as its text) rather than
+/// failing the line: the entry stays, the count is read as 0 and noted, so a budget sum
+/// never loses the rest of the record, nor goes down because of it.
+#[derive(Debug, Clone, Default)]
+pub enum Count {
+    #[default]
+    Absent,
+    Value(u64),
+    Negative(String),
+}
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Count;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a token count")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Count, E> {
+                Ok(Count::Value(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Count, E> {
+                Ok(u64::try_from(v).map(Count::Value).unwrap_or_else(|_| Count::Negative(v.to_string())))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Count, E> {
+                // (`as` saturates: 1e30 tokens count as u64::MAX.)
+                Ok(if v >= 0.0 { Count::Value(v as u64) } else { Count::Negative(v.to_string()) })
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Count, E> {
+                Ok(Count::Absent)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Build a [`Usage`] from a record's counts and cost, noting (`invalid_usage`) each negative
+/// count or cost, which is read as 0.
+pub fn usage(
+    line: u32,
+    parts: [(&str, Option<Count>); 4],
+    total: Option<Count>,
+    cost: Option<f64>,
+    notes: &mut Vec<Finding>,
+) -> Usage {
+    let mut bad = Vec::new();
+    let mut read = |(name, c): (&str, Option<Count>)| match c.unwrap_or_default() {
+        Count::Value(v) => v,
+        Count::Absent => 0,
+        Count::Negative(text) => {
+            bad.push(format!("`{name}` is {text}"));
+            0
+        }
+    };
+    let [a, b, c, d] = parts;
+    let (input, output, cache_read, cache_write) = (read(a), read(b), read(c), read(d));
+    let total = match total {
+        Some(Count::Absent) | None => None,
+        t => Some(read(("totalTokens", t))),
+    };
+    let cost = match cost {
+        Some(c) if c < 0.0 || c.is_nan() => {
+            bad.push(format!("cost is {c}"));
+            Some(0.0)
+        }
+        c => c,
+    };
+    if !bad.is_empty() {
+        notes.push(Finding::new(
+            Code::InvalidUsage,
+            Some(line),
+            format!("usage {}: counted as 0 in every sum", bad.join(", ")),
+        ));
+    }
+    Usage { input, output, cache_read, cache_write, total, cost }
 }
 
 /// A number that may be fractional (costs), tolerating `null`.

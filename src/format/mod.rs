@@ -345,7 +345,12 @@ fn careful<'a>(text: &'a str, line: &Line, dec: &Decoder, findings: &mut Vec<Fin
         let fixed = String::from_utf8(repaired).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         text = Box::leak(fixed.into_boxed_str());
     }
-    (text, (dec.decode)(text, line, Effort::Full))
+    let result = (dec.decode)(text, line, Effort::Full);
+    if result.is_ok() {
+        // serde_json accepted what the skimmer declined: say what it let through silently.
+        findings.extend(skim::audit(text).iter().map(|a| a.finding(line.number)));
+    }
+    (text, result)
 }
 
 /// How deeply arrays and objects may nest in a line: serde_json's recursion limit, which
@@ -405,6 +410,8 @@ fn classify(b: &[u8], line: u32, err: &serde_json::Error, dec: &Decoder) -> Find
     let message = (dec.explain)(b).unwrap_or_else(|| clean(err));
     let code = if message.contains("duplicate field") {
         Code::DuplicateKey
+    } else if message.ends_with("number out of range") {
+        Code::NumberOutOfRange
     } else if message.starts_with("id:") || message.starts_with("id ") {
         Code::InvalidId
     } else {

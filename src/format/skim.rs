@@ -9,6 +9,12 @@
 //! for the message and column. So the one property that matters is that this parser never
 //! accepts a line serde_json would reject, nor decodes one differently; the tests below and
 //! `tests/skim.rs` check that against serde_json.
+//!
+//! Two things serde_json lets through are declined as well, because the views would
+//! misreport them: a key that appears twice in one object (serde_json keeps the last value,
+//! other parsers the first; BAD-INPUTS.md makes it an error) and a number beyond f64's range
+//! (accepted while skipped, refused when a view re-reads the line). [`audit`] walks a
+//! declined line again and says where each of them is, for the findings.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -17,12 +23,13 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use serde::forward_to_deserialize_any;
 
 use super::MAX_NESTING;
+use crate::finding::{Code, Finding};
 /// serde_json's private protocol for `&RawValue`.
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
 /// Deserialize `T` from one line of valid UTF-8.
 pub fn from_str<'de, T: de::Deserialize<'de>>(text: &'de str) -> Result<T> {
-    let mut s = Skim { s: text, b: text.as_bytes(), i: 0, depth: 0 };
+    let mut s = Skim::new(text, None);
     let v = T::deserialize(&mut s)?;
     s.ws();
     if s.i != text.len() {
@@ -53,6 +60,85 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// Something in a line that serde_json accepts but that no view can show faithfully.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Anomaly {
+    /// A key given twice in one object: 1-based columns of both opening quotes.
+    DuplicateKey { key: String, first: usize, again: usize },
+    /// A number whose magnitude is beyond f64 (`1e400`): 1-based column and its text.
+    NumberOutOfRange { column: usize, text: String },
+}
+
+impl Anomaly {
+    /// The finding for `line`, at the column of the anomaly. Values are never quoted (they
+    /// can hold secrets); keys and numbers are.
+    pub fn finding(&self, line: u32) -> Finding {
+        match self {
+            Anomaly::DuplicateKey { key, first, again } => Finding::at(
+                Code::DuplicateKey,
+                line,
+                Some(*again as u32),
+                format!(
+                    "duplicate key `{}` (first at column {first}): parsers disagree on which value wins; views show the last one",
+                    crate::sanitize::truncate(key, 80)
+                ),
+            ),
+            Anomaly::NumberOutOfRange { column, text } => Finding::at(
+                Code::NumberOutOfRange,
+                line,
+                Some(*column as u32),
+                format!(
+                    "number `{}` is beyond the range of a 64-bit float; views show it as text",
+                    crate::sanitize::truncate(text, 40)
+                ),
+            ),
+        }
+    }
+}
+
+/// Every duplicate key and out-of-range number of a line, in the order met (a duplicate in
+/// an object of more than [`FEW_KEYS`] keys is reported when the object closes). A line
+/// that is not valid JSON yields what was found before the fault.
+pub fn audit(text: &str) -> Vec<Anomaly> {
+    let mut s = Skim::new(text, Some(Vec::new()));
+    let _ = s.skip_value();
+    s.audit.unwrap_or_default()
+}
+
+/// The line with every out-of-range number turned into a string of its own text
+/// (`1e400` -> `"1e400"`), so that a view can still show the entry; `None` when it has
+/// none.
+pub fn big_numbers_as_text(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut done = 0;
+    for a in audit(text) {
+        if let Anomaly::NumberOutOfRange { column, text: number } = a {
+            let at = column - 1;
+            out.push_str(&text[done..at]);
+            out.push('"');
+            out.push_str(&number);
+            out.push('"');
+            done = at + number.len();
+        }
+    }
+    (done > 0).then(|| {
+        out.push_str(&text[done..]);
+        out
+    })
+}
+
+/// Objects with up to this many keys are checked for duplicates by comparing each new key
+/// with the ones before it; bigger ones are sorted once when they close, so no object costs
+/// quadratic time.
+const FEW_KEYS: usize = 16;
+
+/// A key seen in an object that is still open.
+struct SeenKey<'de> {
+    key: Cow<'de, str>,
+    /// Byte offset of its opening quote.
+    at: usize,
+}
+
 impl de::Error for Error {
     fn custom<T: fmt::Display>(_: T) -> Self {
         Error::Declined
@@ -67,9 +153,64 @@ struct Skim<'de> {
     b: &'de [u8],
     i: usize,
     depth: usize,
+    /// The keys of every open object, innermost last; each object knows where its own start.
+    keys: Vec<SeenKey<'de>>,
+    /// `Some` in [`audit`]: anomalies are collected here instead of declining the line.
+    audit: Option<Vec<Anomaly>>,
 }
 
 impl<'de> Skim<'de> {
+    fn new(text: &'de str, audit: Option<Vec<Anomaly>>) -> Skim<'de> {
+        Skim { s: text, b: text.as_bytes(), i: 0, depth: 0, keys: Vec::new(), audit }
+    }
+
+    /// Note an anomaly: collected when auditing, else the line is declined.
+    fn anomaly(&mut self, a: Anomaly) -> Result<()> {
+        match &mut self.audit {
+            Some(found) => {
+                found.push(a);
+                Ok(())
+            }
+            None => Err(DECLINED),
+        }
+    }
+
+    /// Read an object key at `self.i` (its opening quote) and check it against the keys the
+    /// object opened at `frame` already has.
+    fn object_key(&mut self, frame: usize) -> Result<Cow<'de, str>> {
+        let at = self.i;
+        let key = self.parse_str()?;
+        let seen = &self.keys[frame..];
+        if seen.len() < FEW_KEYS {
+            if let Some(first) = seen.iter().find(|k| k.key == key).map(|k| k.at) {
+                self.anomaly(Anomaly::DuplicateKey { key: key.to_string(), first: first + 1, again: at + 1 })?;
+            }
+        }
+        self.keys.push(SeenKey { key: key.clone(), at });
+        Ok(key)
+    }
+
+    /// The object opened at `frame` is closed: check a big one for duplicates in one sort
+    /// (small ones were checked key by key), then forget its keys.
+    fn close_object(&mut self, frame: usize) -> Result<()> {
+        if self.keys.len() > frame + FEW_KEYS {
+            // Keys from this offset on were not compared when they were read.
+            let unchecked = self.keys[frame + FEW_KEYS].at;
+            let seen = &mut self.keys[frame..];
+            seen.sort_unstable_by(|a, b| a.key.cmp(&b.key).then(a.at.cmp(&b.at)));
+            let dups: Vec<Anomaly> = seen
+                .windows(2)
+                .filter(|w| w[0].key == w[1].key && w[1].at >= unchecked)
+                .map(|w| Anomaly::DuplicateKey { key: w[0].key.to_string(), first: w[0].at + 1, again: w[1].at + 1 })
+                .collect();
+            for a in dups {
+                self.anomaly(a)?;
+            }
+        }
+        self.keys.truncate(frame);
+        Ok(())
+    }
+
     fn ws(&mut self) {
         while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.b.get(self.i) {
             self.i += 1;
@@ -150,7 +291,9 @@ impl<'de> Skim<'de> {
                 return Err(DECLINED);
             }
         }
+        let mut exponent = false;
         if let Some(b'e' | b'E') = b.get(i) {
+            exponent = true;
             i += 1;
             if let Some(b'+' | b'-') = b.get(i) {
                 i += 1;
@@ -164,12 +307,18 @@ impl<'de> Skim<'de> {
             }
         }
         self.i = i;
-        self.s.get(start..i).ok_or(DECLINED)
+        let text = self.s.get(start..i).ok_or(DECLINED)?;
+        // Without an exponent, only a number of more than 308 digits can pass f64::MAX.
+        if (exponent || text.len() > 308) && !text.parse::<f64>().is_ok_and(f64::is_finite) {
+            self.anomaly(Anomaly::NumberOutOfRange { column: start + 1, text: text.to_string() })?;
+        }
+        Ok(text)
     }
 
     /// Skip any value, iteratively (no recursion, whatever the nesting).
     fn skip_value(&mut self) -> Result<()> {
-        let mut stack: Vec<u8> = Vec::new();
+        // One frame per open container: an array, or an object and where its keys start.
+        let mut stack: Vec<usize> = Vec::new();
         loop {
             // A value starts here.
             let c = self.peek()?;
@@ -182,8 +331,9 @@ impl<'de> Skim<'de> {
                     if self.peek()? == b'}' {
                         self.i += 1;
                     } else {
-                        self.key_colon()?;
-                        stack.push(b'{');
+                        let frame = self.keys.len();
+                        self.key_colon(frame)?;
+                        stack.push(frame);
                         continue;
                     }
                 }
@@ -192,7 +342,7 @@ impl<'de> Skim<'de> {
                     if self.peek()? == b']' {
                         self.i += 1;
                     } else {
-                        stack.push(b'[');
+                        stack.push(ARRAY);
                         continue;
                     }
                 }
@@ -213,16 +363,17 @@ impl<'de> Skim<'de> {
                 match self.peek()? {
                     b',' => {
                         self.i += 1;
-                        if top == b'{' {
-                            self.key_colon()?;
+                        if top != ARRAY {
+                            self.key_colon(top)?;
                         }
                         break;
                     }
-                    b'}' if top == b'{' => {
+                    b'}' if top != ARRAY => {
                         self.i += 1;
                         stack.pop();
+                        self.close_object(top)?;
                     }
-                    b']' if top == b'[' => {
+                    b']' if top == ARRAY => {
                         self.i += 1;
                         stack.pop();
                     }
@@ -232,11 +383,11 @@ impl<'de> Skim<'de> {
         }
     }
 
-    fn key_colon(&mut self) -> Result<()> {
+    fn key_colon(&mut self, frame: usize) -> Result<()> {
         if self.peek()? != b'"' {
             return Err(DECLINED);
         }
-        self.skip_str()?;
+        self.object_key(frame)?;
         self.eat(b':')
     }
 
@@ -249,6 +400,9 @@ impl<'de> Skim<'de> {
         Ok(())
     }
 }
+
+/// A [`Skim::skip_value`] frame that is an array (an object's frame is where its keys start).
+const ARRAY: usize = usize::MAX;
 
 /// Scan a string body starting at `from` (just after the opening quote). Returns the
 /// position just after the closing quote and whether the string had escapes, or `None`
@@ -481,14 +635,16 @@ impl<'de> Deserializer<'de> for &mut Skim<'de> {
             b'{' => {
                 self.i += 1;
                 self.enter()?;
-                let value = v.visit_map(Access { de: &mut *self, first: true, close: b'}' })?;
+                let frame = self.keys.len();
+                let value = v.visit_map(Access { de: &mut *self, first: true, close: b'}', frame })?;
+                self.keys.truncate(frame);
                 self.depth -= 1;
                 Ok(value)
             }
             b'[' => {
                 self.i += 1;
                 self.enter()?;
-                let value = v.visit_seq(Access { de: &mut *self, first: true, close: b']' })?;
+                let value = v.visit_seq(Access { de: &mut *self, first: true, close: b']', frame: ARRAY })?;
                 self.depth -= 1;
                 Ok(value)
             }
@@ -582,6 +738,8 @@ struct Access<'a, 'de> {
     de: &'a mut Skim<'de>,
     first: bool,
     close: u8,
+    /// For a map, where its keys start in [`Skim::keys`].
+    frame: usize,
 }
 
 impl Access<'_, '_> {
@@ -590,6 +748,9 @@ impl Access<'_, '_> {
         let c = self.de.peek()?;
         if c == self.close {
             self.de.i += 1;
+            if self.frame != ARRAY {
+                self.de.close_object(self.frame)?;
+            }
             return Ok(false);
         }
         if self.first {
@@ -613,7 +774,11 @@ impl<'de> MapAccess<'de> for Access<'_, 'de> {
         if self.de.peek()? != b'"' {
             return Err(DECLINED);
         }
-        seed.deserialize(&mut *self.de).map(Some)
+        match self.de.object_key(self.frame)? {
+            Cow::Borrowed(k) => seed.deserialize(de::value::BorrowedStrDeserializer::<Error>::new(k)),
+            Cow::Owned(k) => seed.deserialize(de::value::StringDeserializer::<Error>::new(k)),
+        }
+        .map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
@@ -854,6 +1019,70 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn duplicate_keys_are_declined_wherever_they_are() {
+        #[derive(serde::Deserialize, Debug)]
+        struct Only {
+            #[allow(dead_code)]
+            a: u64,
+        }
+        let wide: Vec<String> = (0..40).map(|k| format!("\"k{k}\":{k}")).collect();
+        let big_dup = format!("{{{},\"k39\":0}}", wide.join(","));
+        let big_ok = format!("{{{}}}", wide.join(","));
+        for (doc, dup) in [
+            (r#"{"a":1,"skip":{"x":1,"x":2}}"#.to_string(), true),
+            (r#"{"a":1,"skip":[{"x":{"y":[{"z":1,"z":1}]}}]}"#.to_string(), true),
+            (r#"{"a":1,"skip":{"k\u0065y":1,"key":2}}"#.to_string(), true),
+            (r#"{"a":1,"b":1,"b":2}"#.to_string(), true),
+            (format!(r#"{{"a":1,"skip":{big_dup}}}"#), true),
+            (format!(r#"{{"a":1,"skip":{big_ok}}}"#), false),
+            (r#"{"a":1,"skip":[{"x":1},{"x":2}],"more":{"x":3}}"#.to_string(), false),
+        ] {
+            assert_eq!(from_str::<Only>(&doc).is_err(), dup, "{doc}");
+            assert_eq!(from_str::<Value>(&doc).is_err(), dup, "{doc}");
+            // serde_json lets all of them through, which is why the skimmer checks.
+            assert!(serde_json::from_str::<Value>(&doc).is_ok(), "{doc}");
+            let found: Vec<Anomaly> = audit(&doc);
+            assert_eq!(found.len(), usize::from(dup), "{doc}: {found:?}");
+        }
+    }
+
+    #[test]
+    fn audit_gives_the_columns_of_both_keys_and_of_big_numbers() {
+        let doc = r#"{"a":{"x":1,"y":2,"x":3},"n":[1e400,-2e308,1.5,1e-400]}"#;
+        let col = |s: &str| doc.find(s).unwrap() + 1;
+        assert_eq!(
+            audit(doc),
+            vec![
+                Anomaly::DuplicateKey { key: "x".into(), first: col(r#""x":1"#), again: col(r#""x":3"#) },
+                Anomaly::NumberOutOfRange { column: col("1e400"), text: "1e400".into() },
+                Anomaly::NumberOutOfRange { column: col("-2e308"), text: "-2e308".into() },
+            ]
+        );
+        let long = format!("[{}]", "9".repeat(400));
+        assert_eq!(audit(&long), vec![Anomaly::NumberOutOfRange { column: 2, text: "9".repeat(400) }]);
+    }
+
+    #[test]
+    fn numbers_beyond_f64_are_declined_even_when_skipped() {
+        #[derive(serde::Deserialize)]
+        struct Only {
+            #[allow(dead_code)]
+            skip: serde::de::IgnoredAny,
+        }
+        let max = format!("{:e}", f64::MAX);
+        for (n, ok) in [("1e400", false), ("-1e400", false), ("1e-400", true), (max.as_str(), true), ("1.8e308", false)]
+        {
+            let doc = format!(r#"{{"skip":[{n}]}}"#);
+            assert_eq!(from_str::<Only>(&doc).is_ok(), ok, "{doc}");
+            // The oracle: serde_json refuses them as soon as it builds a value.
+            assert_eq!(serde_json::from_str::<Value>(&doc).is_ok(), ok, "{doc}");
+        }
+        let fixed = big_numbers_as_text(r#"{"a":[1e400,2],"b":-1E999}"#).unwrap();
+        assert_eq!(fixed, r#"{"a":["1e400",2],"b":"-1E999"}"#);
+        assert_eq!(big_numbers_as_text(r#"{"a":1e300}"#), None);
     }
 
     #[test]

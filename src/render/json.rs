@@ -21,6 +21,14 @@ pub fn write<W: Write + ?Sized, T: Serialize + ?Sized>(w: &mut W, value: &T, pre
     w.write_all(b"\n")
 }
 
+/// Write a line of JSON text as stored (valid JSON, checked at load), with the same
+/// escaping of terminal-active characters as [`write`] (in valid JSON they can only sit
+/// inside strings, where `\uXXXX` means the same character).
+pub fn write_raw<W: Write + ?Sized>(w: &mut W, text: &str) -> io::Result<()> {
+    Safe(CompactFormatter).write_string_fragment(w, text)?;
+    w.write_all(b"\n")
+}
+
 /// A formatter wrapper that escapes terminal-active characters inside strings.
 struct Safe<F>(F);
 
