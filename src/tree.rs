@@ -14,7 +14,6 @@ use crate::model::{Entry, Id, Key};
 /// Entry positions are indices into the session's `entries` (file order).
 pub type Ix = u32;
 
-
 /// Why an entry is a root of the index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RootReason {
