@@ -22,7 +22,21 @@ use clap::Parser;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// The stack the commands run on. Filters build values of any depth, and jq's functions,
+/// printing and dropping walk them recursively (about 100-300 bytes a level): 8 MiB ends
+/// near 20,000 levels, this near millions. Only the pages touched are ever committed.
+const STACK: usize = 1 << 30;
+
 fn main() -> ExitCode {
+    let big = std::thread::Builder::new().name("main".into()).stack_size(STACK).spawn(run);
+    match big {
+        Ok(worker) => worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        // No room for such a stack (a tight `ulimit -v`): run on this one.
+        Err(_) => run(),
+    }
+}
+
+fn run() -> ExitCode {
     if std::env::args_os().len() <= 1 {
         let _ = sanitize::stderr(false).write_all(cmd::overview().as_bytes());
         return ExitCode::from(2);

@@ -4,8 +4,9 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::hash::Hasher;
+use std::hash::{BuildHasher, Hasher};
 use std::ops::Range;
+use std::sync::LazyLock;
 
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -127,10 +128,13 @@ impl<'a> Key<'a> {
 }
 
 impl Key<'_> {
-    /// The hash the indexes use: `FxHash` of the packed form as whole words (one or two
-    /// multiplies), not byte by byte.
+    /// The hash the indexes use: foldhash of the packed form as whole words (one multiply
+    /// for a short id), keyed with a seed drawn once per process. The key matters: with an
+    /// unkeyed multiplicative hash (`FxHash`), ids can be crafted offline so that they all
+    /// land in one bucket, and every index turns quadratic (80k such ids took 16 s to check).
     pub fn hash64(&self) -> u64 {
-        let mut h = rustc_hash::FxHasher::default();
+        static STATE: LazyLock<foldhash::fast::RandomState> = LazyLock::new(Default::default);
+        let mut h = STATE.build_hasher();
         match self {
             Key::Int(n) => h.write_u64(*n),
             Key::Short(len, b) => {

@@ -292,6 +292,15 @@ impl Program {
             let ctx = Ctx::<Data>::new(env, Vars::new(vars));
             for out in self.filter.id.run((ctx, input)) {
                 match out {
+                    Ok(v) if nested_past(&v, MAX_DEPTH) => {
+                        summary.errors += 1;
+                        on_error(
+                            &format!("value nested deeper than {MAX_DEPTH} levels cannot be printed"),
+                            origin.as_ref(),
+                        );
+                        dismantle(v);
+                        break;
+                    }
                     Ok(v) => {
                         summary.outputs += 1;
                         summary.last_truthy = Some(jaq_core::ValT::as_bool(&v));
@@ -330,9 +339,57 @@ fn error_text(e: jaq_core::Error<Val>) -> String {
     }
 }
 
+/// The deepest value a filter may output or read from `--argjson`: jq's parsing limit.
+/// Printing walks a value recursively, like jq and jaq do; this bounds the walk.
+pub const MAX_DEPTH: usize = 10_000;
+
+/// Whether arrays and objects nest in `v` past `limit` levels (a scalar is level 0), found
+/// without recursion.
+fn nested_past(v: &Val, limit: usize) -> bool {
+    let container = |x: &&Val| matches!(x, Val::Arr(_) | Val::Obj(_));
+    let mut stack: Vec<(&Val, usize)> = vec![(v, 1)];
+    while let Some((v, level)) = stack.pop() {
+        if level > limit {
+            return true;
+        }
+        match v {
+            Val::Arr(a) => stack.extend(a.iter().filter(container).map(|x| (x, level + 1))),
+            Val::Obj(o) => stack.extend(o.iter().flat_map(|(k, x)| [k, x]).filter(container).map(|x| (x, level + 1))),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Drop a value of any depth without recursion (the derived drop recurses once per level,
+/// and a filter can nest a value millions of levels deep). Parts shared with other values
+/// are left to their other owners.
+fn dismantle(v: Val) {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Val::Arr(a) => {
+                if let Ok(items) = Rc::try_unwrap(a) {
+                    stack.extend(items);
+                }
+            }
+            Val::Obj(o) => {
+                if let Ok(map) = Rc::try_unwrap(o) {
+                    stack.extend(map.into_iter().flat_map(|(k, x)| [k, x]));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Parse one line of a session into a filter input. Lone surrogate escapes are repaired the
-/// way the loader repairs them (it already warned about them).
+/// way the loader repairs them (it already warned about them). A line nested past the
+/// loader's limit is not parsed: the loader reported it, and the parser recurses per level.
 pub fn parse_line(bytes: &[u8]) -> Option<Val> {
+    if crate::format::too_deep(bytes).is_some() {
+        return None;
+    }
     match crate::format::repair_lone_surrogates(bytes) {
         Some(fixed) => jaq_json::read::parse_single(&fixed).ok(),
         None => jaq_json::read::parse_single(bytes).ok(),
@@ -341,6 +398,9 @@ pub fn parse_line(bytes: &[u8]) -> Option<Val> {
 
 /// Parse a `--argjson` value.
 pub fn parse_json_arg(text: &str) -> std::result::Result<Val, String> {
+    if let Some(col) = crate::format::nested_past(text.as_bytes(), MAX_DEPTH) {
+        return Err(format!("nesting too deep at column {col} (limit {MAX_DEPTH})"));
+    }
     jaq_json::read::parse_single(text.as_bytes()).map_err(|e| e.to_string())
 }
 

@@ -3,6 +3,8 @@
 //! (duplicate ids, dangling parents, self-parents, cycles) is reported and then neutralized
 //! so that no walk can loop: each damaged link is cut and its entry becomes an extra root.
 
+use std::sync::OnceLock;
+
 use hashbrown::hash_table::{Entry as Slot, HashTable};
 
 use crate::finding::{Code, Finding};
@@ -40,6 +42,9 @@ pub struct Tree<'a> {
     lookup: HashTable<Ix>,
     /// Findings about the tree's shape.
     pub findings: Vec<Finding>,
+    /// Each entry's preorder number and subtree size, for ancestor tests in constant time;
+    /// made on first use (most views never ask).
+    intervals: OnceLock<(Vec<u32>, Vec<u32>)>,
 }
 
 impl<'a> Tree<'a> {
@@ -237,7 +242,7 @@ impl<'a> Tree<'a> {
         }
 
         findings.sort_by_key(|f| (f.line, f.code));
-        Tree { parent, child_start, children, depth, roots, keys, lookup, findings }
+        Tree { parent, child_start, children, depth, roots, keys, lookup, findings, intervals: OnceLock::new() }
     }
 
     pub fn len(&self) -> usize {
@@ -271,8 +276,10 @@ impl<'a> Tree<'a> {
         &self.roots
     }
 
+    /// Why `i` is a root, if it is one. Views ask this for every row, so it is a binary
+    /// search (`roots` is in file order): a scan would make a file of many roots quadratic.
     pub fn root_reason(&self, i: Ix) -> Option<RootReason> {
-        self.roots.iter().find(|r| r.0 == i).map(|r| r.1)
+        self.roots.binary_search_by_key(&i, |r| r.0).ok().map(|k| self.roots[k].1)
     }
 
     /// The last entry in file order: the default tip, where a resume continues.
@@ -302,19 +309,34 @@ impl<'a> Tree<'a> {
         find(&self.lookup, &self.keys, &Key::of(id))
     }
 
-    /// True when `anc` is `i` or on the path from a root to `i`.
+    /// True when `anc` is `i` or on the path from a root to `i`. Constant time: `check`
+    /// asks it for every compaction, and a walk up would make a chain of compactions
+    /// quadratic.
     pub fn is_ancestor(&self, anc: Ix, i: Ix) -> bool {
-        let mut at = Some(i);
-        while let Some(x) = at {
-            if x == anc {
-                return true;
-            }
-            if self.depth(x) < self.depth(anc) {
-                return false;
-            }
-            at = self.parent(x);
+        let (pre, size) = self.intervals.get_or_init(|| self.preorder());
+        let (a, x) = (pre[anc as usize], pre[i as usize]);
+        a <= x && x < a + size[anc as usize]
+    }
+
+    /// Preorder numbers and subtree sizes: a subtree is one run of preorder numbers. Every
+    /// entry is reached, since every link that could loop was cut.
+    fn preorder(&self) -> (Vec<u32>, Vec<u32>) {
+        let n = self.len();
+        let mut pre = vec![0u32; n];
+        let mut seen: Vec<Ix> = Vec::with_capacity(n);
+        let mut stack: Vec<Ix> = self.roots.iter().map(|r| r.0).collect();
+        while let Some(i) = stack.pop() {
+            pre[i as usize] = seen.len() as u32;
+            seen.push(i);
+            stack.extend_from_slice(self.children(i));
         }
-        false
+        let mut size = vec![1u32; n];
+        for &i in seen.iter().rev() {
+            if let Some(p) = self.parent(i) {
+                size[p as usize] += size[i as usize];
+            }
+        }
+        (pre, size)
     }
 }
 

@@ -327,3 +327,75 @@ fn tojson_and_tostring_write_json_for_nan_and_infinities_as_jq_1_7_does() {
     }
     assert_eq!(outs[2], "null");
 }
+
+// ---------------------------------------------------------------------------------------
+// Deep values: an error with a status, never a stack overflow
+
+#[test]
+fn an_output_nested_past_ten_thousand_levels_is_a_runtime_error() {
+    let (code, out, err) = run(&["query", "-n", "reduce range(20000) as $i (null; [.])"]);
+    assert_eq!(code, 5, "{err}");
+    assert!(out.is_empty(), "nothing half-printed: {}", out.len());
+    assert!(err.contains("value nested deeper than 10000 levels cannot be printed"), "{err}");
+    // The run goes on with the next output.
+    let (code, out, _) = run(&["query", "-n", "-c", "(reduce range(20000) as $i (null; [.])), 1"]);
+    assert_eq!((code, out.as_str()), (5, ""), "an error ends that input's outputs, as in jq");
+    let (code, out, err) = run(&["query", "-c", "reduce range(20000) as $i (null; [.])", ARCTURN]);
+    assert_eq!(code, 5, "{err}");
+    assert!(out.is_empty());
+    let (_, inputs, _) = run(&["query", "-c", "1", ARCTURN]);
+    assert_eq!(err.matches("nested deeper").count(), inputs.lines().count(), "one error per input: {err}");
+}
+
+#[test]
+fn an_output_ten_thousand_levels_deep_is_printed() {
+    let (code, out, err) = run(&["query", "-n", "-c", "reduce range(10000) as $i (null; [.])"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, format!("{}null{}\n", "[".repeat(10000), "]".repeat(10000)));
+    let (code, out, _) = run(&["query", "-n", "-c", "reduce range(10000) as $i (null; {a: .})"]);
+    assert_eq!(code, 0);
+    assert_eq!(out, format!("{}null{}\n", r#"{"a":"#.repeat(10000), "}".repeat(10000)));
+}
+
+#[test]
+fn a_value_nested_a_million_levels_inside_a_filter_does_not_overflow() {
+    // Built, measured and dropped inside the filter engine, which walks values recursively.
+    let (code, out, err) = run(&["query", "-n", "reduce range(1000000) as $i (null; [.]) | length"]);
+    assert_eq!((code, out.as_str()), (0, "1\n"), "{err}");
+    let (code, out, err) = run(&["query", "-n", "reduce range(1000000) as $i (null; [.])"]);
+    assert_eq!((code, out.as_str()), (5, ""), "{err}");
+}
+
+#[test]
+fn a_line_nested_thirty_thousand_levels_is_skipped_as_damaged() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("deep.jsonl");
+    let deep = format!(
+        r#"{{"kind":"message","id":"d","parentId":null,"timestamp":"2026-11-02T09:00:01.500Z","message":{{"role":"user","content":"x","extra":{}{}}}}}"#,
+        "[".repeat(30000),
+        "]".repeat(30000)
+    );
+    let ok = r#"{"kind":"message","id":"e","parentId":null,"timestamp":"2026-11-02T09:00:02.500Z","message":{"role":"user","content":"y"}}"#;
+    std::fs::write(&path, format!("{deep}\n{ok}\n")).unwrap();
+    let p = path.to_str().unwrap();
+    let (code, out, err) = run(&["query", "-c", ".id", p]);
+    assert_eq!(code, 2, "damaged, not a crash: {err}");
+    assert_eq!(out, "\"e\"\n", "the other records still run");
+    assert!(err.contains(&format!("{p}:1:")) && err.contains("nesting too deep"), "{err}");
+    for view in [&["show", p, "d"][..], &["show", "--json", p, "d"], &["export", p], &["context", p]] {
+        let o = bin().args(view).output().unwrap();
+        let code = o.status.code().unwrap_or_else(|| panic!("{view:?} was killed: {:?}", o.status));
+        assert_eq!(code, 2, "{view:?}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+}
+
+#[test]
+fn argjson_nested_past_ten_thousand_levels_is_refused() {
+    let deep = format!("{}{}", "[".repeat(10001), "]".repeat(10001));
+    let (code, _, err) = run(&["query", "-n", "--argjson", "x", &deep, "$x | length"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--argjson x: not valid JSON (nesting too deep at column 10001 (limit 10000))"), "{err}");
+    let fine = format!("{}{}", "[".repeat(10000), "]".repeat(10000));
+    let (code, out, err) = run(&["query", "-n", "--argjson", "x", &fine, "$x | length"]);
+    assert_eq!((code, out.as_str()), (0, "1\n"), "{err}");
+}

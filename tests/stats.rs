@@ -303,3 +303,26 @@ fn negative_usage_is_invalid_usage_and_never_lowers_a_gate() {
     assert_eq!((&f["line"], &f["severity"]), (&json!(3), &json!("error")), "{f}");
     assert!(f["message"].as_str().unwrap().contains("`input` is -500"), "{f}");
 }
+
+#[test]
+fn names_that_differ_inside_a_character_share_only_their_directory() {
+    // `é` and `è` share their first UTF-8 byte: a byte-wise common prefix ends inside a
+    // character, and the table must cut names at the last `/` before it.
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("a");
+    std::fs::create_dir(&sub).unwrap();
+    let session = std::fs::read(format!("{}/{D}/arcturn-branches.jsonl", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let names = [sub.join("é.jsonl"), sub.join("è.jsonl")];
+    for n in &names {
+        std::fs::write(n, &session).unwrap();
+    }
+    let args: Vec<&str> =
+        ["stats", "--color", "never"].into_iter().chain(names.iter().map(|n| n.to_str().unwrap())).collect();
+    let o = run(&args);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let table = stdout(&o);
+    let rows: Vec<&str> = table.lines().filter(|l| l.contains(".jsonl")).collect();
+    assert!(rows.iter().any(|r| r.contains("│ é.jsonl") || r.trim_start().starts_with("é.jsonl")), "{table}");
+    assert!(rows.iter().any(|r| r.contains("│ è.jsonl") || r.trim_start().starts_with("è.jsonl")), "{table}");
+    assert!(!table.contains("a/é.jsonl"), "the shared directory is dropped: {table}");
+}

@@ -524,7 +524,9 @@ fn common_dir<'a>(mut names: impl Iterator<Item = &'a str>) -> usize {
     for n in names {
         len = first.bytes().zip(n.bytes()).take(len).take_while(|(a, b)| a == b).count();
     }
-    first[..len].rfind('/').map_or(0, |i| i + 1)
+    // Bytes, not chars: names that differ inside a multi-byte character (`é`, `è`) share
+    // only part of it, and a `/` never sits inside one.
+    first.as_bytes()[..len].iter().rposition(|&b| b == b'/').map_or(0, |i| i + 1)
 }
 
 /// `1,234,567`: exact figures people can still read.

@@ -2,6 +2,7 @@
 //! branch points; the path to the latest entry is marked `•` and the latest entry `◀ latest`.
 
 use std::io::Write;
+use std::rc::Rc;
 
 use serde::Serialize;
 
@@ -82,11 +83,58 @@ impl<'s, 'a> TreeDoc<'s, 'a> {
     }
 }
 
-/// One pending line of output: the node and the prefixes for its first and later lines.
+/// One pending line of output: the node and the indentation of its first and later lines.
 struct Frame {
     node: Ix,
-    first: std::rc::Rc<str>,
-    rest: std::rc::Rc<str>,
+    first: Indent,
+    rest: Indent,
+}
+
+/// The connectors left of a row, one 3-column segment a level, innermost last. Levels are
+/// shared with the parent's: a tree that branches at every level (a session resumed from
+/// each of its turns) indents its rows up to a million levels, and copying whole prefixes
+/// would be quadratic. Only the levels a row shows are ever read.
+#[derive(Clone, Default)]
+struct Indent(Option<Rc<Level>>);
+
+struct Level {
+    segment: &'static str,
+    outer: Indent,
+    depth: usize,
+}
+
+// The derived drop would recurse once per level.
+impl Drop for Level {
+    fn drop(&mut self) {
+        let mut outer = self.outer.0.take();
+        while let Some(level) = outer {
+            outer = match Rc::try_unwrap(level) {
+                Ok(mut l) => l.outer.0.take(),
+                Err(_) => None,
+            };
+        }
+    }
+}
+
+impl Indent {
+    fn push(&self, segment: &'static str) -> Indent {
+        Indent(Some(Rc::new(Level { segment, outer: self.clone(), depth: self.depth() + 1 })))
+    }
+
+    fn depth(&self) -> usize {
+        self.0.as_ref().map_or(0, |l| l.depth)
+    }
+
+    /// The innermost `n` segments, outermost first.
+    fn innermost(&self, n: usize) -> String {
+        let mut segments = Vec::with_capacity(n.min(self.depth()));
+        let mut at = &self.0;
+        while let Some(l) = at.as_ref().filter(|_| segments.len() < n) {
+            segments.push(l.segment);
+            at = &l.outer.0;
+        }
+        segments.iter().rev().copied().collect()
+    }
 }
 
 fn human(ctx: &Ctx, s: &Session<'_>, collapse: Option<usize>, out: &mut dyn Write) -> std::io::Result<()> {
@@ -102,7 +150,6 @@ fn human(ctx: &Ctx, s: &Session<'_>, collapse: Option<usize>, out: &mut dyn Writ
     let descs: Vec<preview::Description> =
         (0..s.entries.len() as Ix).into_par_iter().map(|i| preview::describe_at(s, i)).collect();
     let rows = Rows { ctx, s, descs, on_path, latest };
-    let empty: std::rc::Rc<str> = "".into();
     for (n, &(root, reason)) in s.tree.roots().iter().enumerate() {
         if n > 0 {
             let why = match reason {
@@ -113,7 +160,7 @@ fn human(ctx: &Ctx, s: &Session<'_>, collapse: Option<usize>, out: &mut dyn Writ
             };
             writeln!(out, "{}", p.dim(format!("── {why} ──")))?;
         }
-        let mut stack = vec![Frame { node: root, first: empty.clone(), rest: empty.clone() }];
+        let mut stack = vec![Frame { node: root, first: Indent::default(), rest: Indent::default() }];
         while let Some(f) = stack.pop() {
             let i = f.node;
             rows.print(i, &f.first, out)?;
@@ -127,7 +174,8 @@ fn human(ctx: &Ctx, s: &Session<'_>, collapse: Option<usize>, out: &mut dyn Writ
                         if run.len() > limit.max(2) {
                             rows.print(next, &f.rest, out)?;
                             let folded = run.len() - 2;
-                            writeln!(out, "{}{}", f.rest, p.dim(format!("┆ ... {folded} entries ...")))?;
+                            let indent = fold_indent(&f.rest, ctx.width / 3);
+                            writeln!(out, "{indent}{}", p.dim(format!("┆ ... {folded} entries ...")))?;
                             next = run[run.len() - 1];
                         }
                     }
@@ -136,8 +184,8 @@ fn human(ctx: &Ctx, s: &Session<'_>, collapse: Option<usize>, out: &mut dyn Writ
                 k => {
                     for (j, &c) in kids.iter().enumerate().rev() {
                         let last = j + 1 == k;
-                        let first: std::rc::Rc<str> = format!("{}{}", f.rest, if last { "└─ " } else { "├─ " }).into();
-                        let rest: std::rc::Rc<str> = format!("{}{}", f.rest, if last { "   " } else { "│  " }).into();
+                        let first = f.rest.push(if last { "└─ " } else { "├─ " });
+                        let rest = f.rest.push(if last { "   " } else { "│  " });
                         stack.push(Frame { node: c, first, rest });
                     }
                 }
@@ -168,16 +216,15 @@ fn linear_run(s: &Session<'_>, start: Ix, latest: Option<Ix>) -> Vec<Ix> {
 /// Every branch point on the way down adds a column of connectors; a session resumed from
 /// older turns thousands of times would push its rows off any screen (and make the output
 /// quadratic). Past `max` columns, the outer levels are folded into a count.
-fn fold_indent(prefix: &str, max: usize) -> String {
+fn fold_indent(indent: &Indent, max: usize) -> String {
     const LEVEL: usize = 3;
-    let columns = prefix.chars().count();
-    if columns <= max.max(4 * LEVEL) {
-        return prefix.to_string();
+    let limit = max.max(4 * LEVEL);
+    let levels = indent.depth();
+    if levels * LEVEL <= limit {
+        return indent.innermost(levels);
     }
-    let keep = (max.max(4 * LEVEL) / LEVEL - 2) * LEVEL;
-    let hidden = (columns - keep) / LEVEL;
-    let tail: String = prefix.chars().skip(columns - keep).collect();
-    format!("┆{hidden}┆ {tail}")
+    let keep = limit / LEVEL - 2;
+    format!("┆{}┆ {}", levels - keep, indent.innermost(keep))
 }
 
 /// What every row of one rendering shares.
@@ -190,9 +237,9 @@ struct Rows<'c, 's, 'a> {
 }
 
 impl Rows<'_, '_, '_> {
-    fn print(&self, i: Ix, prefix: &str, out: &mut dyn Write) -> std::io::Result<()> {
+    fn print(&self, i: Ix, indent: &Indent, out: &mut dyn Write) -> std::io::Result<()> {
         let p = &self.ctx.palette;
-        let folded = fold_indent(prefix, self.ctx.width / 3);
+        let folded = fold_indent(indent, self.ctx.width / 3);
         let prefix = folded.as_str();
         let on_path = self.on_path[i as usize];
         let is_latest = Some(i) == self.latest;
@@ -206,17 +253,23 @@ impl Rows<'_, '_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use super::fold_indent;
+    use super::{fold_indent, Indent};
+
+    fn indent(segments: &[&'static str]) -> Indent {
+        segments.iter().fold(Indent::default(), |i, s| i.push(s))
+    }
 
     #[test]
     fn deep_indentation_folds_into_a_count() {
-        assert_eq!(fold_indent("│  └─ ", 40), "│  └─ ");
-        let deep = "│  ".repeat(100) + "└─ ";
-        let folded = fold_indent(&deep, 40);
+        assert_eq!(fold_indent(&indent(&["│  ", "└─ "]), 40), "│  └─ ");
+        let mut levels = vec!["│  "; 100];
+        levels.push("└─ ");
+        let folded = fold_indent(&indent(&levels), 40);
         assert!(folded.chars().count() <= 40, "{folded}");
         assert!(folded.starts_with("┆"), "{folded}");
         assert!(folded.ends_with("└─ "), "the nearest levels stay: {folded}");
         let hidden: usize = folded.trim_start_matches('┆').split('┆').next().unwrap().parse().unwrap();
-        assert_eq!(hidden * 3 + folded.chars().count() - format!("┆{hidden}┆ ").chars().count(), deep.chars().count());
+        let shown = folded.chars().count() - format!("┆{hidden}┆ ").chars().count();
+        assert_eq!(hidden * 3 + shown, 101 * 3);
     }
 }

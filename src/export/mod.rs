@@ -417,7 +417,8 @@ impl Builder<'_, '_> {
                     let c = e.compaction.clone().unwrap_or_default();
                     let detail = match c.up_to.as_ref() {
                         Some(t) => {
-                            let on_path = s.tree.get(t).is_some_and(|j| path.contains(&j) && s.tree.is_ancestor(j, ix));
+                            // `ix` is on the path, so its ancestors are too.
+                            let on_path = s.tree.get(t).is_some_and(|j| s.tree.is_ancestor(j, ix));
                             let mut d = format!("Folds everything up to and including {}", vis_line(&t.text()));
                             if !on_path {
                                 d = format!(

@@ -358,10 +358,15 @@ fn careful<'a>(text: &'a str, line: &Line, dec: &Decoder, findings: &mut Vec<Fin
 pub const MAX_NESTING: usize = 127;
 
 /// The 1-based column of the bracket that opens a level past [`MAX_NESTING`], if any.
-fn too_deep(b: &[u8]) -> Option<usize> {
+pub fn too_deep(b: &[u8]) -> Option<usize> {
+    nested_past(b, MAX_NESTING)
+}
+
+/// The 1-based column of the bracket that opens a level past `limit` in JSON text, if any.
+pub fn nested_past(b: &[u8], limit: usize) -> Option<usize> {
     // Fewer opening brackets than the limit cannot nest past it: most lines stop here
     // after one vectorized count.
-    if memchr::memchr2_iter(b'[', b'{', b).count() <= MAX_NESTING {
+    if memchr::memchr2_iter(b'[', b'{', b).count() <= limit {
         return None;
     }
     let (mut depth, mut in_str, mut esc) = (0usize, false, false);
@@ -380,7 +385,7 @@ fn too_deep(b: &[u8]) -> Option<usize> {
             b'"' => in_str = true,
             b'[' | b'{' => {
                 depth += 1;
-                if depth > MAX_NESTING {
+                if depth > limit {
                     return Some(i + 1);
                 }
             }

@@ -1018,6 +1018,157 @@ pub fn arcturn_wide(w: &mut impl Write, children: u64) -> io::Result<GenSummary>
 }
 
 // ---------------------------------------------------------------------------------------
+// Hostile shapes: valid files built to make a careless index or view quadratic
+
+/// The header and one small entry per `(id, parent)`, in order: a user message, or a
+/// compaction when `up_to` names its target. Counts lines and bytes (the shape-specific
+/// fields are the caller's).
+fn hostile(w: &mut impl Write, title: &str, entries: impl Iterator<Item = HostileEntry>) -> io::Result<GenSummary> {
+    let mut out = Out { w, sum: GenSummary::default() };
+    let mut l = Line::new();
+    l.raw("{\"kind\":\"session\",\"version\":1,\"id\":\"s-hostile\",\"timestamp\":\"2026-11-02T09:14:03.463Z\"");
+    l.raw(",\"cwd\":\"/tmp\",\"title\":").str(title).raw("}");
+    out.emit(&mut l)?;
+    for (id, parent, up_to) in entries {
+        let kind = if up_to.is_some() { "compaction" } else { "message" };
+        l.raw("{\"kind\":\"").raw(kind).raw("\",\"id\":").str(&id).raw(",\"parentId\":");
+        match &parent {
+            Some(p) => l.str(p),
+            None => l.raw("null"),
+        };
+        l.raw(",\"timestamp\":\"2026-11-02T09:16:20.530Z\"");
+        match &up_to {
+            Some(t) => {
+                l.raw(",\"summary\":\"s\",\"upToId\":").str(t).raw(",\"tokensBefore\":9,\"tokensAfter\":1}");
+                out.sum.compactions += 1;
+            }
+            None => {
+                l.raw(",\"message\":{\"role\":\"user\",\"content\":\"x\"}}");
+                out.sum.user_messages += 1;
+            }
+        }
+        out.emit(&mut l)?;
+        out.sum.entries += 1;
+        out.sum.latest_id = id;
+    }
+    Ok(out.sum)
+}
+
+/// An entry of a hostile file: id, parent, and for a compaction the id it folds up to.
+type HostileEntry = (String, Option<String>, Option<String>);
+
+/// `n` entries whose parent links form one cycle: each names the one before it, and the
+/// first names the last. The index cuts the cycle at the first entry, which becomes the only
+/// root, over a chain `n` deep.
+pub fn arcturn_cycle(w: &mut impl Write, n: u64) -> io::Result<GenSummary> {
+    let id = |i: u64| format!("c{i:08x}");
+    let mut sum = hostile(w, "one long cycle", (0..n).map(|i| (id(i), Some(id((i + n - 1) % n)), None)))?;
+    (sum.roots, sum.leaves, sum.max_depth) = (1, 1, n.saturating_sub(1));
+    Ok(sum)
+}
+
+/// `n` entries without a parent: `n` roots, each its own leaf.
+pub fn arcturn_roots(w: &mut impl Write, n: u64) -> io::Result<GenSummary> {
+    let mut sum = hostile(w, "many roots", (0..n).map(|i| (format!("r{i:08x}"), None, None)))?;
+    (sum.roots, sum.leaves) = (n, n);
+    Ok(sum)
+}
+
+/// A chain of `n` entries whose ids were crafted so that every one has the same FxHash
+/// (rustc-hash 2) as the index packs it, which made every id table quadratic.
+pub fn arcturn_colliding_chain(w: &mut impl Write, n: u64) -> io::Result<GenSummary> {
+    let ids = fx_colliding_ids(n as usize);
+    let entries = (0..ids.len()).map(|i| (ids[i].clone(), i.checked_sub(1).map(|p| ids[p].clone()), None));
+    let mut sum = hostile(w, "ids crafted to collide", entries)?;
+    (sum.roots, sum.leaves, sum.max_depth) = (1, 1, n.saturating_sub(1));
+    Ok(sum)
+}
+
+/// A comb: a spine of `n / 2` entries, each with one leaf beside the next spine entry, so
+/// every spine entry is a branch point and the text tree indents one level more per entry.
+pub fn arcturn_comb(w: &mut impl Write, n: u64) -> io::Result<GenSummary> {
+    let m = n / 2;
+    let spine = |i: u64| format!("s{i:08x}");
+    let entries = (0..m).flat_map(move |i| {
+        let parent = i.checked_sub(1).map(spine);
+        [(spine(i), parent, None), (format!("l{i:08x}"), Some(spine(i)), None)]
+    });
+    let mut sum = hostile(w, "a comb", entries)?;
+    (sum.roots, sum.leaves, sum.max_depth, sum.branches) = (1, m, m, m.saturating_sub(1));
+    Ok(sum)
+}
+
+/// A chain of `n` compactions after a root message, each folding up to the root: every one
+/// asks whether its target is an ancestor.
+pub fn arcturn_compactions(w: &mut impl Write, n: u64) -> io::Result<GenSummary> {
+    let id = |i: u64| format!("k{i:08x}");
+    let entries = (0..=n).map(move |i| {
+        let parent = i.checked_sub(1).map(id);
+        let up_to = (i > 0).then(|| id(0));
+        (id(i), parent, up_to)
+    });
+    let mut sum = hostile(w, "compactions", entries)?;
+    (sum.roots, sum.leaves, sum.max_depth) = (1, 1, n);
+    Ok(sum)
+}
+
+/// FxHash's multiplier (rustc-hash 2, 64-bit).
+pub const FX_K: u64 = 0xf135_7aea_2e62_a9c5;
+
+/// FxHash of a string id as the index packed it before it was keyed: the length byte and
+/// the first 7 bytes as one little-endian word `w0`, the next 8 bytes as `w1`, hashed as
+/// `((w0 * K) + w1) * K`, rotated left by 26.
+pub fn fx_packed(id: &str) -> u64 {
+    assert!(id.len() <= 15, "only ids of up to 15 bytes were packed");
+    let mut b = [0u8; 16];
+    b[0] = id.len() as u8;
+    b[1..=id.len()].copy_from_slice(id.as_bytes());
+    let w0 = u64::from_le_bytes(b[..8].try_into().unwrap());
+    let w1 = u64::from_le_bytes(b[8..].try_into().unwrap());
+    w0.wrapping_mul(FX_K).wrapping_add(w1).wrapping_mul(FX_K).rotate_left(26)
+}
+
+/// `n` distinct 15-byte printable ids with one and the same [`fx_packed`] hash.
+///
+/// Two ids collide when `w0 * K + w1` is the same target `T` (K is odd, so the last multiply
+/// and the rotation are bijections). For any `w0`, `w1 = T - w0 * K` collides; it only has to
+/// be printable too. Byte `k` of `w1` depends on bytes `0..=k` of `w0` alone (carries go
+/// up), so a depth-first search picks `w0` one byte at a time, keeping the choices that leave
+/// byte `k` of `w1` printable: about a third of them, so 10^6 ids take ~10^7 steps.
+pub fn fx_colliding_ids(n: usize) -> Vec<String> {
+    // Printable ASCII that needs no escape in JSON.
+    let ok = |b: u8| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\';
+    let len = 15u64;
+    let mut target = 0x4141_4141_4141_4141u64;
+    while !ok(target.wrapping_sub(len.wrapping_mul(FX_K)) as u8) {
+        target += 1;
+    }
+    let mut out = Vec::with_capacity(n);
+    // Byte 0 of w0 is the length; bytes 1..=7 are chosen; a stack of partial words.
+    let mut stack: Vec<(usize, u64)> = vec![(1, len)];
+    while let Some((k, w0)) = stack.pop() {
+        if out.len() == n {
+            break;
+        }
+        if k == 8 {
+            let w1 = target.wrapping_sub(w0.wrapping_mul(FX_K));
+            let mut id = w0.to_le_bytes()[1..].to_vec();
+            id.extend_from_slice(&w1.to_le_bytes());
+            out.push(String::from_utf8(id).expect("printable ASCII"));
+            continue;
+        }
+        for c in (0x20u8..0x7f).rev().filter(|&c| ok(c)) {
+            let w = w0 | u64::from(c) << (8 * k);
+            if ok((target.wrapping_sub(w.wrapping_mul(FX_K)) >> (8 * k)) as u8) {
+                stack.push((k + 1, w));
+            }
+        }
+    }
+    assert_eq!(out.len(), n, "the search space holds about 5 * 10^10 ids");
+    out
+}
+
+// ---------------------------------------------------------------------------------------
 // crab
 
 struct CrabGen<'w, W: Write> {
@@ -1333,6 +1484,25 @@ mod tests {
         s.leaves = order.iter().filter(|id| !has_child.contains(*id)).count() as u64;
         s.latest_id = order.last().map(|id| id.to_string()).unwrap_or_default();
         s
+    }
+
+    #[test]
+    fn crafted_ids_share_one_fxhash_and_are_distinct() {
+        use std::hash::Hasher;
+        let ids = fx_colliding_ids(20_000);
+        let distinct: std::collections::HashSet<&String> = ids.iter().collect();
+        assert_eq!(distinct.len(), ids.len());
+        for id in &ids {
+            assert_eq!(id.len(), 15);
+            assert!(id.bytes().all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\'), "{id:?}");
+            // The hash exactly as the index computed it before it was keyed.
+            let mut h = rustc_hash::FxHasher::default();
+            let mut w = [id.len() as u8; 16];
+            w[1..].copy_from_slice(id.as_bytes());
+            h.write_u128(u128::from_le_bytes(w));
+            assert_eq!(h.finish(), fx_packed(id));
+            assert_eq!(fx_packed(id), fx_packed(&ids[0]), "{id:?}");
+        }
     }
 
     #[test]
