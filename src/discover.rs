@@ -105,7 +105,8 @@ mod tests {
     use super::*;
     use std::os::unix::fs::symlink;
 
-    const HEADER: &str = r#"{"kind":"session","version":1,"id":"s","timestamp":"2026-11-02T09:00:00.000Z","cwd":"/proj"}"#;
+    const HEADER: &str =
+        r#"{"kind":"session","version":1,"id":"s","timestamp":"2026-11-02T09:00:00.000Z","cwd":"/proj"}"#;
 
     #[test]
     fn default_input_never_follows_a_symlink_out_of_the_session_folder() {

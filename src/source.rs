@@ -386,7 +386,9 @@ pub fn parse_byte_count(text: &str) -> std::result::Result<u64, String> {
         "t" => 40,
         _ => return Err(format!("`{text}` is not a byte count (a number with an optional K, M, G or T suffix)")),
     };
-    let n: u64 = digits.parse().map_err(|_| format!("`{text}` is not a byte count (a number with an optional K, M, G or T suffix)"))?;
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("`{text}` is not a byte count (a number with an optional K, M, G or T suffix)"))?;
     n.checked_mul(1u64 << shift).ok_or_else(|| format!("`{text}` is more than 2^64 bytes"))
 }
 
