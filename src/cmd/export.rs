@@ -89,7 +89,7 @@ fn refuse_if_input(path: &Path, id: Option<FileId>, src: &Source) -> Result<()> 
 
 fn over_input(path: &Path) -> Error {
     Error::Usage(format!(
-        "refusing to write the export to {}: it is the session file being read (the same file under another name or link)",
+        "refusing to write the export over the session file: {} is the file being read (under this name or through a link)",
         sanitize::inline(&path.to_string_lossy())
     ))
 }
