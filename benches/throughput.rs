@@ -8,7 +8,9 @@
 //! `target/bench-data/results.md`.
 //!
 //! Environment: `BENCH_SIZE_MB` (default 1024), `BENCH_RUNS` (default 5),
-//! `BENCH_SKIP_JQ=1` (jq takes ~10 s per run on 1 GiB).
+//! `BENCH_SKIP_JQ=1` (jq takes ~10 s per run on 1 GiB), `BENCH_BASELINE=PATH` (another
+//! build of the binary, e.g. one of `main`, timed in the same rounds as this one, so a
+//! change is compared before and after on one stretch of the machine).
 //!
 //! Absolute times vary between runs on shared machines; compare the ratios (PERF.md).
 //! Peak RSS comes from GNU time (`/usr/bin/time`, Debian package `time`): a child's
@@ -97,14 +99,15 @@ fn run() -> Result<(), String> {
     } else {
         eprintln!("note: jq not found on PATH, skipping it");
     }
+    let baseline = env::var_os("BENCH_BASELINE").map(PathBuf::from);
     for args in [&["check"][..], &["tree", "--json"], &["leaves"], &["stats", "--json"]] {
         let mut argv: Vec<String> = args.iter().map(|a| a.to_string()).collect();
         argv.push(file_arg.clone());
-        benches.push(Bench {
-            label: format!("`arcturn-inspect {}`", args.join(" ")),
-            program: binary.clone(),
-            args: argv,
-        });
+        let label = format!("`arcturn-inspect {}`", args.join(" "));
+        if let Some(base) = &baseline {
+            benches.push(Bench { label: format!("{label} (baseline)"), program: base.clone(), args: argv.clone() });
+        }
+        benches.push(Bench { label, program: binary.clone(), args: argv });
     }
 
     // Time against a warm page cache, as PERF.md does: one untimed pass first.

@@ -95,7 +95,7 @@ _arcturn__inspect() {
 
     case "${cmd}" in
         arcturn__inspect)
-            opts="-q -h -V --json --color --input-format --strict --quiet --no-mmap --help --version tree path leaves show check query context export trace stats sessions help"
+            opts="-q -h -V --json --color --input-format --strict --quiet --no-mmap --max-bytes --help --version tree path leaves show check query context export trace stats sessions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -109,6 +109,10 @@ _arcturn__inspect() {
                     COMPREPLY=($(compgen -W "arcturn crab pi" -- "${cur}"))
                     return 0
                     ;;
+                --max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -117,7 +121,7 @@ _arcturn__inspect() {
             return 0
             ;;
         arcturn__subcmd__inspect__subcmd__check)
-            opts="-q -h --json --color --input-format --strict --quiet --no-mmap --help"
+            opts="-q -h --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -129,6 +133,10 @@ _arcturn__inspect() {
                     ;;
                 --input-format)
                     COMPREPLY=($(compgen -W "arcturn crab pi" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -139,7 +147,7 @@ _arcturn__inspect() {
             return 0
             ;;
         arcturn__subcmd__inspect__subcmd__context)
-            opts="-q -h --json --color --input-format --strict --quiet --no-mmap --help"
+            opts="-q -h --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -153,6 +161,10 @@ _arcturn__inspect() {
                     COMPREPLY=($(compgen -W "arcturn crab pi" -- "${cur}"))
                     return 0
                     ;;
+                --max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -161,7 +173,7 @@ _arcturn__inspect() {
             return 0
             ;;
         arcturn__subcmd__inspect__subcmd__export)
-            opts="-o -O -q -h --html --output --auto-name --force --thinking --as-sent --json --color --input-format --strict --quiet --no-mmap --help"
+            opts="-o -O -q -h --html --output --auto-name --force --thinking --as-sent --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -181,6 +193,10 @@ _arcturn__inspect() {
                     ;;
                 --input-format)
                     COMPREPLY=($(compgen -W "arcturn crab pi" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -373,7 +389,7 @@ _arcturn__inspect() {
             return 0
             ;;
         arcturn__subcmd__inspect__subcmd__leaves)
-            opts="-q -h --json --color --input-format --strict --quiet --no-mmap --help"
+            opts="-q -h --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -385,6 +401,10 @@ _arcturn__inspect() {
                     ;;
                 --input-format)
                     COMPREPLY=($(compgen -W "arcturn crab pi" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -395,7 +415,7 @@ _arcturn__inspect() {
             return 0
             ;;
         arcturn__subcmd__inspect__subcmd__path)
-            opts="-q -h --json --color --input-format --strict --quiet --no-mmap --help"
+            opts="-q -h --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -409,6 +429,10 @@ _arcturn__inspect() {
                     COMPREPLY=($(compgen -W "arcturn crab pi" -- "${cur}"))
                     return 0
                     ;;
+                --max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -417,7 +441,7 @@ _arcturn__inspect() {
             return 0
             ;;
         arcturn__subcmd__inspect__subcmd__query)
-            opts="-r -j -c -s -n -e -S -f -q -h --raw-output --join-output --compact-output --slurp --null-input --arg --argjson --exit-status --tab --indent --sort-keys --from-file --path --leaves --kind --json --color --input-format --strict --quiet --no-mmap --help"
+            opts="-r -j -c -s -n -e -S -f -q -h --raw-output --join-output --compact-output --slurp --null-input --arg --argjson --exit-status --tab --indent --sort-keys --from-file --path --leaves --kind --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -459,6 +483,10 @@ _arcturn__inspect() {
                     COMPREPLY=($(compgen -W "arcturn crab pi" -- "${cur}"))
                     return 0
                     ;;
+                --max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -467,7 +495,7 @@ _arcturn__inspect() {
             return 0
             ;;
         arcturn__subcmd__inspect__subcmd__sessions)
-            opts="-n -q -h --sort --limit --json --color --input-format --strict --quiet --no-mmap --help"
+            opts="-n -q -h --sort --limit --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -493,6 +521,10 @@ _arcturn__inspect() {
                     COMPREPLY=($(compgen -W "arcturn crab pi" -- "${cur}"))
                     return 0
                     ;;
+                --max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -501,7 +533,7 @@ _arcturn__inspect() {
             return 0
             ;;
         arcturn__subcmd__inspect__subcmd__show)
-            opts="-q -h --json --color --input-format --strict --quiet --no-mmap --help"
+            opts="-q -h --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -515,6 +547,10 @@ _arcturn__inspect() {
                     COMPREPLY=($(compgen -W "arcturn crab pi" -- "${cur}"))
                     return 0
                     ;;
+                --max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -523,7 +559,7 @@ _arcturn__inspect() {
             return 0
             ;;
         arcturn__subcmd__inspect__subcmd__stats)
-            opts="-q -h --by --max-tokens --max-cost --json --color --input-format --strict --quiet --no-mmap --help"
+            opts="-q -h --by --max-tokens --max-cost --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -549,6 +585,10 @@ _arcturn__inspect() {
                     COMPREPLY=($(compgen -W "arcturn crab pi" -- "${cur}"))
                     return 0
                     ;;
+                --max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -557,7 +597,7 @@ _arcturn__inspect() {
             return 0
             ;;
         arcturn__subcmd__inspect__subcmd__trace)
-            opts="-q -h --run --errors --leaf --json --color --input-format --strict --quiet --no-mmap --help"
+            opts="-q -h --run --errors --leaf --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -579,6 +619,10 @@ _arcturn__inspect() {
                     COMPREPLY=($(compgen -W "arcturn crab pi" -- "${cur}"))
                     return 0
                     ;;
+                --max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -587,7 +631,7 @@ _arcturn__inspect() {
             return 0
             ;;
         arcturn__subcmd__inspect__subcmd__tree)
-            opts="-q -h --collapse --json --color --input-format --strict --quiet --no-mmap --help"
+            opts="-q -h --collapse --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -603,6 +647,10 @@ _arcturn__inspect() {
                     ;;
                 --input-format)
                     COMPREPLY=($(compgen -W "arcturn crab pi" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_arcturn_inspect_global_optspecs
-    string join \n json color= input-format= strict q/quiet no-mmap h/help V/version
+    string join \n json color= input-format= strict q/quiet no-mmap max-bytes= h/help V/version
 end
 
 function __fish_arcturn_inspect_needs_command
@@ -30,10 +30,11 @@ never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
 pi\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -s q -l quiet -d 'No warnings on stderr'
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l no-mmap -d 'Read files instead of memory-mapping them'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l no-mmap -d 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -s V -l version -d 'Print version'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -f -a "tree" -d 'Show the whole tree: branches, compactions, labels, the path to the latest entry'
@@ -55,10 +56,11 @@ never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
 pi\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -s q -l quiet -d 'No warnings on stderr'
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l no-mmap -d 'Read files instead of memory-mapping them'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l no-mmap -d 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l color -d 'When to colour human output' -r -f -a "auto\t''
 always\t''
@@ -66,10 +68,11 @@ never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
 pi\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -s q -l quiet -d 'No warnings on stderr'
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l no-mmap -d 'Read files instead of memory-mapping them'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l no-mmap -d 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l color -d 'When to colour human output' -r -f -a "auto\t''
 always\t''
@@ -77,10 +80,11 @@ never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
 pi\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -s q -l quiet -d 'No warnings on stderr'
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l no-mmap -d 'Read files instead of memory-mapping them'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l no-mmap -d 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l color -d 'When to colour human output' -r -f -a "auto\t''
 always\t''
@@ -88,10 +92,11 @@ never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
 pi\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -s q -l quiet -d 'No warnings on stderr'
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l no-mmap -d 'Read files instead of memory-mapping them'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l no-mmap -d 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l color -d 'When to colour human output' -r -f -a "auto\t''
 always\t''
@@ -99,15 +104,16 @@ never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
 pi\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -s q -l quiet -d 'No warnings on stderr'
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l no-mmap -d 'Read files instead of memory-mapping them'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l no-mmap -d 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l arg -d 'Bind $NAME to the string VALUE (repeatable)' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l argjson -d 'Bind $NAME to the JSON value TEXT (repeatable)' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l indent -d 'Indent with N spaces (0-7; 0 is compact). Default 2' -r
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s f -l from-file -d 'Read the filter from FILE; every positional argument is then an input file' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s f -l from-file -d 'Read the filter from FILE; every positional argument is then an input file' -r -F
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l path -d 'Only the root-first path to ID (default: the latest entry). Write `--path=ID`' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l kind -d 'Only records of this kind: message, compaction, state, label, obs; `session`/`meta` for the header' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l color -d 'When to colour human output' -r -f -a "auto\t''
@@ -116,6 +122,7 @@ never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
 pi\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s r -l raw-output -d 'Write strings without quotes or escapes (raw text)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s j -l join-output -d 'Like -r, and no newline after each output'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s c -l compact-output -d 'One line per output instead of indented JSON'
@@ -128,7 +135,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s q -l quiet -d 'No warnings on stderr'
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l no-mmap -d 'Read files instead of memory-mapping them'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l no-mmap -d 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l color -d 'When to colour human output' -r -f -a "auto\t''
 always\t''
@@ -136,18 +143,20 @@ never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
 pi\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -s q -l quiet -d 'No warnings on stderr'
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l no-mmap -d 'Read files instead of memory-mapping them'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l no-mmap -d 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -s h -l help -d 'Print help'
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -s o -l output -d 'Write to PATH instead of stdout (never to the session file or its directory)' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -s o -l output -d 'Write to PATH instead of stdout (never to the session file or its directory)' -r -F
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l color -d 'When to colour human output' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
 pi\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l html -d 'Write one self-contained HTML file instead of Markdown'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -s O -l auto-name -d 'Write arcturn-session-<yyyy-MM-dd-HHmm>.md (or .html) in the current directory, named from the session\'s creation time (UTC)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l force -d 'Overwrite the file -O names when it already exists'
@@ -156,7 +165,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" 
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -s q -l quiet -d 'No warnings on stderr'
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l no-mmap -d 'Read files instead of memory-mapping them'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l no-mmap -d 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l run -d 'Only the run with this id (crab run_id, or an arcturn user message id or unique prefix)' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l leaf -d 'arcturn: trace the branch to this entry instead of the latest one' -r
@@ -166,11 +175,12 @@ never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
 pi\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l errors -d 'Only runs that have a failing span'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -s q -l quiet -d 'No warnings on stderr'
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l no-mmap -d 'Read files instead of memory-mapping them'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l no-mmap -d 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l by -d 'Group the summary table by model, day or session (default: the full report for one session, a row per session for several)' -r -f -a "model\t'A row per model (provider/model), summed over every input'
 day\t'A row per UTC day of the model calls'
@@ -183,10 +193,11 @@ never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
 pi\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -s q -l quiet -d 'No warnings on stderr'
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l no-mmap -d 'Read files instead of memory-mapping them'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l no-mmap -d 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l sort -d 'Order of the list' -r -f -a "created\t'Creation time, newest first'
 activity\t'Last activity, most recent first'
@@ -198,10 +209,11 @@ never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
 pi\t''"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -s q -l quiet -d 'No warnings on stderr'
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l no-mmap -d 'Read files instead of memory-mapping them'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l no-mmap -d 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand help; and not __fish_seen_subcommand_from tree path leaves show check query context export trace stats sessions help" -f -a "tree" -d 'Show the whole tree: branches, compactions, labels, the path to the latest entry'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand help; and not __fish_seen_subcommand_from tree path leaves show check query context export trace stats sessions help" -f -a "path" -d 'Print the root-first path to an entry (default: the latest)'

@@ -1,5 +1,8 @@
 //! Command-line definitions (clap) and nothing else: no logic lives here.
 
+use std::ffi::OsString;
+use std::path::PathBuf;
+
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::model::Format;
@@ -41,9 +44,14 @@ pub struct Global {
     /// No warnings on stderr.
     #[arg(short, long, global = true)]
     pub quiet: bool,
-    /// Read files instead of memory-mapping them.
+    /// Accepted for compatibility: files are always read into memory, never mapped (a
+    /// mapped file that another process rewrites or truncates could crash the reader).
     #[arg(long, global = true)]
     pub no_mmap: bool,
+    /// Read at most N bytes from an input that is not a regular file (stdin, a pipe, a
+    /// device); K, M, G suffixes are powers of 1024.
+    #[arg(long, global = true, value_name = "N", default_value = "2G", value_parser = crate::source::parse_byte_count)]
+    pub max_bytes: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -123,7 +131,8 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct TraceArgs {
     /// Session files or directories (walked for *.jsonl); default: the newest session.
-    pub files: Vec<String>,
+    #[arg(value_parser = clap::value_parser!(PathBuf))]
+    pub files: Vec<PathBuf>,
     /// Only the run with this id (crab run_id, or an arcturn user message id or unique prefix).
     #[arg(long, value_name = "ID")]
     pub run: Option<String>,
@@ -149,7 +158,8 @@ pub enum StatsBy {
 #[derive(Debug, Args)]
 pub struct StatsArgs {
     /// Session files or directories (walked for *.jsonl); default: the newest session.
-    pub files: Vec<String>,
+    #[arg(value_parser = clap::value_parser!(PathBuf))]
+    pub files: Vec<PathBuf>,
     /// Group the summary table by model, day or session (default: the full report for one
     /// session, a row per session for several).
     #[arg(long, value_enum, value_name = "WHAT")]
@@ -178,7 +188,8 @@ pub enum SessionsSort {
 pub struct SessionsArgs {
     /// Directory to list (walked for *.jsonl); default: .crab/sessions when it exists here,
     /// else ~/.arcturn/sessions.
-    pub dir: Option<String>,
+    #[arg(value_parser = clap::value_parser!(PathBuf))]
+    pub dir: Option<PathBuf>,
     /// Order of the list.
     #[arg(long, value_enum, default_value_t = SessionsSort::Created, value_name = "ORDER")]
     pub sort: SessionsSort,
@@ -190,13 +201,15 @@ pub struct SessionsArgs {
 #[derive(Debug, Args)]
 pub struct FileArg {
     /// Session file (`-` for stdin; default: the newest session of this project).
-    pub file: Option<String>,
+    #[arg(value_parser = clap::value_parser!(PathBuf))]
+    pub file: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
 pub struct TreeArgs {
     /// Session file (`-` for stdin; default: the newest session of this project).
-    pub file: Option<String>,
+    #[arg(value_parser = clap::value_parser!(PathBuf))]
+    pub file: Option<PathBuf>,
     /// Fold linear runs longer than N entries into `... N entries ...`.
     #[arg(long, value_name = "N", num_args = 0..=1, require_equals = true, default_missing_value = "6")]
     pub collapse: Option<usize>,
@@ -205,7 +218,8 @@ pub struct TreeArgs {
 #[derive(Debug, Args)]
 pub struct PathArgs {
     /// Session file (`-` for stdin; default: the newest session of this project).
-    pub file: Option<String>,
+    #[arg(value_parser = clap::value_parser!(PathBuf))]
+    pub file: Option<PathBuf>,
     /// Entry id or unique prefix (default: the latest entry).
     pub id: Option<String>,
 }
@@ -213,7 +227,8 @@ pub struct PathArgs {
 #[derive(Debug, Args)]
 pub struct ShowArgs {
     /// Session file (`-` for stdin).
-    pub file: String,
+    #[arg(value_parser = clap::value_parser!(PathBuf))]
+    pub file: PathBuf,
     /// Entry id or unique prefix.
     pub id: String,
 }
@@ -221,7 +236,8 @@ pub struct ShowArgs {
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// Session files or directories (walked for *.jsonl); default: the newest session.
-    pub files: Vec<String>,
+    #[arg(value_parser = clap::value_parser!(PathBuf))]
+    pub files: Vec<PathBuf>,
 }
 
 const QUERY_HELP: &str = "\
@@ -250,11 +266,11 @@ Examples:
 #[derive(Debug, Args)]
 pub struct QueryArgs {
     /// The jq filter, e.g. `.message.role` (with -f, this is the first FILE instead).
-    #[arg(value_name = "FILTER", required_unless_present = "from_file")]
-    pub filter: Option<String>,
+    #[arg(value_name = "FILTER", required_unless_present = "from_file", value_parser = clap::value_parser!(OsString))]
+    pub filter: Option<OsString>,
     /// Session files or directories (walked for *.jsonl); `-` for stdin; default: the newest session.
-    #[arg(value_name = "FILE")]
-    pub files: Vec<String>,
+    #[arg(value_name = "FILE", value_parser = clap::value_parser!(PathBuf))]
+    pub files: Vec<PathBuf>,
     /// Write strings without quotes or escapes (raw text).
     #[arg(short = 'r', long)]
     pub raw_output: bool,
@@ -289,8 +305,8 @@ pub struct QueryArgs {
     #[arg(short = 'S', long)]
     pub sort_keys: bool,
     /// Read the filter from FILE; every positional argument is then an input file.
-    #[arg(short = 'f', long = "from-file", value_name = "FILE")]
-    pub from_file: Option<String>,
+    #[arg(short = 'f', long = "from-file", value_name = "FILE", value_parser = clap::value_parser!(PathBuf))]
+    pub from_file: Option<PathBuf>,
     /// Only the root-first path to ID (default: the latest entry). Write `--path=ID`.
     #[arg(long, value_name = "ID", num_args = 0..=1, require_equals = true, conflicts_with = "leaves")]
     pub path: Option<Option<String>>,
@@ -305,7 +321,8 @@ pub struct QueryArgs {
 #[derive(Debug, Args)]
 pub struct ContextArgs {
     /// Session file (`-` for stdin; default: the newest session of this project).
-    pub file: Option<String>,
+    #[arg(value_parser = clap::value_parser!(PathBuf))]
+    pub file: Option<PathBuf>,
     /// Entry id or unique prefix to materialize at (default: the latest entry).
     pub id: Option<String>,
 }
@@ -313,15 +330,16 @@ pub struct ContextArgs {
 #[derive(Debug, Args)]
 pub struct ExportArgs {
     /// Session file (`-` for stdin; default: the newest session of this project).
-    pub file: Option<String>,
+    #[arg(value_parser = clap::value_parser!(PathBuf))]
+    pub file: Option<PathBuf>,
     /// Entry id or unique prefix the transcript ends at (default: the latest entry).
     pub id: Option<String>,
     /// Write one self-contained HTML file instead of Markdown.
     #[arg(long)]
     pub html: bool,
     /// Write to PATH instead of stdout (never to the session file or its directory).
-    #[arg(short = 'o', long, value_name = "PATH", conflicts_with = "auto_name")]
-    pub output: Option<String>,
+    #[arg(short = 'o', long, value_name = "PATH", conflicts_with = "auto_name", value_parser = clap::value_parser!(PathBuf))]
+    pub output: Option<PathBuf>,
     /// Write arcturn-session-<yyyy-MM-dd-HHmm>.md (or .html) in the current directory,
     /// named from the session's creation time (UTC).
     #[arg(short = 'O', long)]

@@ -35,29 +35,53 @@ pub fn walk_jsonl(dir: &Path) -> (Vec<PathBuf>, Vec<(PathBuf, std::io::Error)>) 
 
 /// The newest session for `cwd`: the newest `.crab/sessions/session-*.jsonl` under it,
 /// else the newest file under `~/.arcturn/sessions/` whose header names `cwd`.
+///
+/// Only regular files inside the session folder qualify, after symlinks are resolved: the
+/// default input is chosen without the user naming it, so a symlink in that folder must
+/// not lead it to any other file or to a device (`/dev/zero`, a FIFO that never answers).
+/// The path returned is the resolved one, so that opening it follows no link again.
 pub fn newest_session(cwd: &Path) -> Option<PathBuf> {
     let crab = cwd.join(".crab").join("sessions");
-    if let Ok(rd) = fs::read_dir(&crab) {
-        let newest = rd
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| {
-                let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                name.starts_with("session-") && name.ends_with(".jsonl")
-            })
-            .max_by_key(|p| crab_stamp(p).unwrap_or(0));
-        if newest.is_some() {
-            return newest;
-        }
+    if let Some(newest) = newest_crab(&crab) {
+        return Some(newest);
     }
     let home = std::env::var_os("HOME")?;
-    let root = Path::new(&home).join(".arcturn").join("sessions");
+    newest_arcturn(&Path::new(&home).join(".arcturn").join("sessions"), cwd)
+}
+
+/// The newest `session-<millis>.jsonl` in a crab session folder, by the time in its name.
+fn newest_crab(dir: &Path) -> Option<PathBuf> {
+    let root = fs::canonicalize(dir).ok()?;
+    fs::read_dir(&root)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            name.starts_with("session-") && name.ends_with(".jsonl")
+        })
+        .filter_map(|p| Some((crab_stamp(&p).unwrap_or(0), contained(&root, &p)?)))
+        .max_by_key(|(stamp, _)| *stamp)
+        .map(|(_, real)| real)
+}
+
+/// The most recently modified arcturn session under `dir` whose header names `cwd`.
+fn newest_arcturn(dir: &Path, cwd: &Path) -> Option<PathBuf> {
+    let root = fs::canonicalize(dir).ok()?;
     let (files, _) = walk_jsonl(&root);
     let cwd_text = cwd.to_string_lossy();
     files
         .into_iter()
+        .filter_map(|p| contained(&root, &p))
         .filter(|p| header_cwd(p).as_deref() == Some(cwd_text.as_ref()))
         .max_by_key(|p| fs::metadata(p).and_then(|m| m.modified()).ok())
+}
+
+/// `p` with every symlink resolved, when that is a regular file inside `root` (itself
+/// resolved).
+fn contained(root: &Path, p: &Path) -> Option<PathBuf> {
+    let real = fs::canonicalize(p).ok()?;
+    (real.starts_with(root) && fs::metadata(&real).ok()?.is_file()).then_some(real)
 }
 
 /// crab names files `session-<epoch-millis>.jsonl`.
@@ -74,4 +98,44 @@ fn header_cwd(p: &Path) -> Option<String> {
     BufReader::new(f).take(1 << 20).read_until(b'\n', &mut first).ok()?;
     let v: serde_json::Value = serde_json::from_slice(&first).ok()?;
     v.get("cwd")?.as_str().map(str::to_string)
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    const HEADER: &str =
+        r#"{"kind":"session","version":1,"id":"s","timestamp":"2026-11-02T09:00:00.000Z","cwd":"/proj"}"#;
+
+    #[test]
+    fn default_input_never_follows_a_symlink_out_of_the_session_folder() {
+        let tmp = tempfile::tempdir().unwrap();
+        let outside = tmp.path().join("secret.jsonl");
+        fs::write(&outside, "{}\n").unwrap();
+        let crab = tmp.path().join("proj/.crab/sessions");
+        fs::create_dir_all(&crab).unwrap();
+        fs::write(crab.join("session-1000.jsonl"), "{}\n").unwrap();
+        // Newer by name, but leading out of the folder, to a device, or nowhere.
+        symlink(&outside, crab.join("session-3000.jsonl")).unwrap();
+        symlink("/dev/zero", crab.join("session-4000.jsonl")).unwrap();
+        symlink(tmp.path().join("missing"), crab.join("session-5000.jsonl")).unwrap();
+        let real = fs::canonicalize(crab.join("session-1000.jsonl")).unwrap();
+        assert_eq!(newest_crab(&crab), Some(real.clone()));
+        // A symlink that stays inside the folder is followed, and the resolved path returned.
+        symlink(crab.join("session-1000.jsonl"), crab.join("session-2000.jsonl")).unwrap();
+        assert_eq!(newest_crab(&crab), Some(real.clone()));
+        fs::remove_file(crab.join("session-1000.jsonl")).unwrap();
+        assert_eq!(newest_crab(&crab), None, "only links out of the folder and a dangling one are left");
+
+        let arcturn = tmp.path().join("home/.arcturn/sessions");
+        fs::create_dir_all(arcturn.join("sub")).unwrap();
+        let inside = arcturn.join("sub/a.jsonl");
+        fs::write(&inside, format!("{HEADER}\n")).unwrap();
+        fs::write(&outside, format!("{HEADER}\n")).unwrap();
+        symlink(&outside, arcturn.join("b.jsonl")).unwrap();
+        symlink("/dev/zero", arcturn.join("c.jsonl")).unwrap();
+        let got = newest_arcturn(&arcturn, Path::new("/proj"));
+        assert_eq!(got, Some(fs::canonicalize(&inside).unwrap()));
+    }
 }

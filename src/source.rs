@@ -1,47 +1,92 @@
-//! Bytes in: a path or stdin becomes one contiguous buffer, memory-mapped for regular files
-//! and read for everything else, plus the newline-aligned line spans the decoder walks.
+//! Bytes in: a path or stdin becomes one contiguous buffer owned by the process, plus the
+//! newline-aligned line spans the decoder walks.
 //!
-//! This module owns framing only (encoding sniffing, BOM, CRLF, NUL tails, line numbers);
-//! it never parses JSON and never prints.
+//! Files are read, never memory-mapped: the session a tool inspects is often the one an
+//! agent, an editor or a sync tool is writing, and a shared map of a file that another
+//! process rewrites or truncates is undefined behaviour for `&[u8]` (the bytes change under
+//! validated `&str`s) and a SIGBUS on truncation. An owned copy can only ever hold the bytes
+//! that were read; a file that shrinks while it is read is a clear error instead.
+//!
+//! This module owns framing only (encoding sniffing, BOM, CRLF, NUL tails, line numbers)
+//! and the bounds on what is read; it never parses JSON and never prints.
 
 use std::fs::File;
-use std::io::Read;
+use std::io::{self, Read};
 use std::ops::Range;
+use std::path::Path;
 
-use memmap2::Mmap;
+use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 
-/// Inputs that are not regular files are read in blocks of this size.
+/// Inputs whose size is not known up front are read in blocks of this size.
 const READ_BLOCK: usize = 4 << 20;
+/// Regular files are read in parts of this size, side by side on the worker threads: the
+/// copy out of the page cache (and the first touch of each page of the buffer) is most of
+/// what reading costs, and it divides between CPUs like the decode does.
+const READ_PART: usize = 8 << 20;
 /// A single line longer than this in a stream is refused: `/dev/zero` must not eat memory.
 pub const MAX_STREAM_LINE: usize = 1 << 30;
+/// What `--max-bytes` defaults to: the most read from one input whose size is not known
+/// up front (stdin, pipes, FIFOs, devices, `/proc`-style files that report size 0). Twice
+/// the 1 GiB benchmark session, and far beyond real sessions (tens of MB), while an endless
+/// stream (`/dev/urandom`) is refused after at most 2 GiB of memory and a few seconds.
+pub const DEFAULT_MAX_BYTES: u64 = 2 << 30;
+/// Line numbers are 32-bit (they are stored for every entry and finding); a file with more
+/// lines is refused rather than numbered wrongly.
+const MAX_LINES: u64 = u32::MAX as u64;
 
 /// How to get the bytes.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct ReadOptions {
-    /// Read instead of mapping, even for regular files.
-    pub no_mmap: bool,
+    /// The most bytes read from an input whose size is not known up front.
+    pub max_bytes: u64,
 }
 
-enum Data {
-    Mapped(Mmap),
-    Owned(Vec<u8>),
+impl Default for ReadOptions {
+    fn default() -> ReadOptions {
+        ReadOptions { max_bytes: DEFAULT_MAX_BYTES }
+    }
+}
+
+/// Which file an input is (device and inode), so that a command that writes a file can
+/// refuse to write over its own input, whatever name or link leads to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileId {
+    dev: u64,
+    ino: u64,
+}
+
+impl FileId {
+    /// The identity of what `meta` describes; `None` where the platform has no inodes.
+    pub fn of(meta: &std::fs::Metadata) -> Option<FileId> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            Some(FileId { dev: meta.dev(), ino: meta.ino() })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = meta;
+            None
+        }
+    }
 }
 
 /// One input's bytes and what framing found at its edges.
 pub struct Source {
-    /// The name as the user gave it (`-` for stdin).
+    /// The name as the user gave it (`-` for stdin), lossily decoded when the path is not
+    /// UTF-8; untrusted text, sanitized wherever it is printed.
     pub name: String,
-    data: Data,
+    data: Vec<u8>,
     /// Byte range of the content: after a BOM, before a NUL tail.
     body: Range<usize>,
     /// A UTF-8 byte order mark was stripped at offset 0.
     pub bom: bool,
     /// Number of NUL bytes trimmed from the end (a torn write on some filesystems).
     pub nul_tail: usize,
-    /// The input was memory-mapped.
-    pub mapped: bool,
+    /// The file the bytes came from, when it is one (stdin redirected from a file is).
+    pub identity: Option<FileId>,
 }
 
 /// One line of the body: where it is and whether a `\n` ended it.
@@ -57,49 +102,37 @@ pub struct Line {
 
 impl Source {
     /// Open a path, or standard input for `-`.
-    pub fn open(path: &str, opts: ReadOptions) -> Result<Source> {
-        if path == "-" {
-            let stdin = std::io::stdin();
-            let bytes = read_bounded(stdin.lock(), path)?;
-            return Source::from_bytes(path, bytes);
+    pub fn open(path: &Path, opts: ReadOptions) -> Result<Source> {
+        let name = path.to_string_lossy().into_owned();
+        if path == Path::new("-") {
+            let identity = stdin_identity();
+            let bytes = read_stream(io::stdin().lock(), &name, opts.max_bytes)?;
+            let mut s = Source::from_bytes(&name, bytes)?;
+            s.identity = identity;
+            return Ok(s);
         }
-        let io = |source| Error::Io { path: path.to_string(), source };
+        let io = |source| Error::Io { path: name.clone(), source };
         let file = File::open(path).map_err(io)?;
         let meta = file.metadata().map_err(io)?;
         if meta.is_dir() {
-            return Err(Error::input(path, "is a directory, expected a session file"));
+            return Err(Error::input(&name, "is a directory, expected a session file"));
         }
-        if meta.is_file() && !opts.no_mmap && meta.len() > 0 {
-            // SAFETY: the map is read-only and private to this process. If another process
-            // truncates the file while it is mapped, reading the vanished pages raises SIGBUS
-            // and the process dies; it cannot read wrong data or corrupt memory. The map
-            // covers the length seen at open, so a file that is still being appended to is
-            // read as the consistent prefix that existed then. `--no-mmap` reads instead and
-            // cannot be hit by this.
-            let map = unsafe { memmap2::MmapOptions::new().len(meta.len() as usize).map(&file) }.map_err(io)?;
-            return Source::new(path, Data::Mapped(map));
-        }
-        let bytes = if meta.is_file() {
-            // Read exactly the size seen at open, even if the file grows meanwhile.
-            let mut buf = Vec::with_capacity(meta.len() as usize);
-            file.take(meta.len()).read_to_end(&mut buf).map_err(io)?;
-            buf
+        // A regular file is read at the size seen at open: a file still being appended to
+        // is read as the prefix that existed then. Size 0 says nothing for `/proc`-style
+        // files, which are read like a stream.
+        let bytes = if meta.is_file() && meta.len() > 0 {
+            read_file(&file, &name, meta.len())?
         } else {
-            read_bounded(file, path)?
+            read_stream(&file, &name, opts.max_bytes)?
         };
-        Source::from_bytes(path, bytes)
+        let mut s = Source::from_bytes(&name, bytes)?;
+        s.identity = FileId::of(&meta);
+        Ok(s)
     }
 
     /// Wrap bytes already in memory (stdin, tests).
     pub fn from_bytes(name: &str, bytes: Vec<u8>) -> Result<Source> {
-        Source::new(name, Data::Owned(bytes))
-    }
-
-    fn new(name: &str, data: Data) -> Result<Source> {
-        let all: &[u8] = match &data {
-            Data::Mapped(m) => m,
-            Data::Owned(v) => v,
-        };
+        let all = &bytes[..];
         sniff_encoding(name, all)?;
         let bom = all.starts_with(b"\xEF\xBB\xBF");
         let start = if bom { 3 } else { 0 };
@@ -109,18 +142,14 @@ impl Source {
         }
         let nul_tail = all.len() - end;
         check_cr_only(name, &all[start..end])?;
-        let mapped = matches!(data, Data::Mapped(_));
-        Ok(Source { name: name.to_string(), data, body: start..end, bom, nul_tail, mapped })
+        check_line_count(name, &all[start..end], MAX_LINES)?;
+        Ok(Source { name: name.to_string(), data: bytes, body: start..end, bom, nul_tail, identity: None })
     }
 
     /// Every byte of the input, as read.
     pub fn bytes(&self) -> &[u8] {
-        match &self.data {
-            Data::Mapped(m) => m,
-            Data::Owned(v) => v,
-        }
+        &self.data
     }
-
     /// The content range: after a BOM, before a NUL tail.
     pub fn body(&self) -> Range<usize> {
         self.body.clone()
@@ -202,22 +231,107 @@ pub fn count_lines(bytes: &[u8]) -> u32 {
     (n + tail) as u32
 }
 
-/// Read a non-regular input (pipe, FIFO, character device) with a bound on line length, so
-/// that an endless stream without newlines fails instead of filling memory.
-fn read_bounded(mut r: impl Read, path: &str) -> Result<Vec<u8>> {
+/// Read `len` bytes of a regular file into one buffer, in parts side by side on the
+/// worker threads. A file that ends before `len` was truncated by another process while it
+/// was read: an error naming it, never a crash.
+fn read_file(file: &File, name: &str, len: u64) -> Result<Vec<u8>> {
+    let size = usize::try_from(len).map_err(|_| Error::input(name, format!("{len} bytes is too large to read")))?;
+    // Zeroed memory straight from the OS (the allocator does not write it), filled once.
+    let mut buf = vec![0u8; size];
+    let got = if size <= READ_PART {
+        read_at_full(file, &mut buf, 0)
+    } else {
+        let parts = buf.par_chunks_mut(READ_PART).enumerate();
+        parts.map(|(k, part)| read_at_full(file, part, (k * READ_PART) as u64)).try_reduce(|| 0, |a, b| Ok(a + b))
+    };
+    let got = got.map_err(|source| Error::Io { path: name.to_string(), source })?;
+    if got < size {
+        return Err(Error::input(
+            name,
+            format!(
+                "the file shrank while it was read ({size} bytes at open, {got} readable): truncated or rewritten by another process?"
+            ),
+        ));
+    }
+    Ok(buf)
+}
+
+/// Fill `buf` from `offset`, retrying interrupted reads; fewer bytes only at end of file.
+fn read_at_full(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    let mut done = 0;
+    while done < buf.len() {
+        match read_at(file, &mut buf[done..], offset + done as u64) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
+}
+
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, offset)
+}
+
+#[cfg(windows)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(file, buf, offset)
+}
+
+/// What standard input is when it was redirected from a file (`< s.jsonl`).
+fn stdin_identity() -> Option<FileId> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        let fd = io::stdin().as_fd().try_clone_to_owned().ok()?;
+        let meta = File::from(fd).metadata().ok()?;
+        if meta.is_file() {
+            FileId::of(&meta)
+        } else {
+            None
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+/// Read an input of unknown size (pipe, FIFO, character device, `/proc` file) until end
+/// of file, with bounds: at most `max_bytes` in all, and no line longer than
+/// [`MAX_STREAM_LINE`], so that an endless stream fails instead of filling memory.
+fn read_stream(mut r: impl Read, path: &str, max_bytes: u64) -> Result<Vec<u8>> {
+    let max = usize::try_from(max_bytes).unwrap_or(usize::MAX);
     let mut buf: Vec<u8> = Vec::new();
     let mut line_start = 0usize;
     loop {
         let old = buf.len();
-        buf.resize(old + READ_BLOCK, 0);
-        let n = match r.read(&mut buf[old..]) {
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => 0,
-            Err(source) => return Err(Error::Io { path: path.to_string(), source }),
+        // One byte past the cap is enough to know that the cap was passed.
+        let want = READ_BLOCK.min(max.saturating_add(1) - old);
+        buf.resize(old + want, 0);
+        let n = loop {
+            match r.read(&mut buf[old..]) {
+                Ok(n) => break n,
+                // A signal arrived mid-read (a resize, a timer): not the end of the input.
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(source) => return Err(Error::Io { path: path.to_string(), source }),
+            }
         };
         buf.truncate(old + n);
         if n == 0 {
             break;
+        }
+        if buf.len() > max {
+            return Err(Error::input(
+                path,
+                format!(
+                    "more than {} read and the input goes on; inputs that are not regular files are read up to --max-bytes (default {})",
+                    byte_count(max_bytes),
+                    byte_count(DEFAULT_MAX_BYTES)
+                ),
+            ));
         }
         if let Some(i) = memchr::memrchr(b'\n', &buf[old..]) {
             line_start = old + i + 1;
@@ -237,6 +351,55 @@ fn read_bounded(mut r: impl Read, path: &str) -> Result<Vec<u8>> {
         }
     }
     Ok(buf)
+}
+
+/// Line numbers are `u32`: refuse a body with more than `limit` lines instead of letting
+/// the numbers wrap. Every line takes at least one byte, so only a body longer than
+/// `limit` bytes (4 GiB) can have too many, and only then are its lines counted.
+fn check_line_count(path: &str, body: &[u8], limit: u64) -> Result<()> {
+    if body.len() as u64 <= limit {
+        return Ok(());
+    }
+    let newlines = memchr::memchr_iter(b'\n', body).count() as u64;
+    let lines = newlines + u64::from(body.last().is_some_and(|&b| b != b'\n'));
+    if lines > limit {
+        return Err(Error::input(
+            path,
+            format!("{lines} lines; at most {limit} lines can be read (line numbers are 32-bit)"),
+        ));
+    }
+    Ok(())
+}
+
+/// Parse a byte count for `--max-bytes`: a whole number with an optional `K`, `M`, `G` or
+/// `T` suffix (powers of 1024, as in `head -c`), case-insensitive, `B`/`iB` allowed after.
+pub fn parse_byte_count(text: &str) -> std::result::Result<u64, String> {
+    let t = text.trim();
+    let lower = t.to_ascii_lowercase();
+    let unit_text = lower.trim_start_matches(|c: char| c.is_ascii_digit());
+    let digits = &t[..t.len() - unit_text.len()];
+    let shift = match unit_text.trim_end_matches("ib").trim_end_matches('b') {
+        "" => 0,
+        "k" => 10,
+        "m" => 20,
+        "g" => 30,
+        "t" => 40,
+        _ => return Err(format!("`{text}` is not a byte count (a number with an optional K, M, G or T suffix)")),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("`{text}` is not a byte count (a number with an optional K, M, G or T suffix)"))?;
+    n.checked_mul(1u64 << shift).ok_or_else(|| format!("`{text}` is more than 2^64 bytes"))
+}
+
+/// A byte count for messages: the largest unit that divides it evenly.
+fn byte_count(n: u64) -> String {
+    for (shift, unit) in [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")] {
+        if n >= 1 << shift && n % (1 << shift) == 0 {
+            return format!("{} {unit}", n >> shift);
+        }
+    }
+    format!("{n} bytes")
 }
 
 /// Refuse UTF-16 and UTF-32 text with a clear message instead of a wall of parse errors.
@@ -348,9 +511,94 @@ mod tests {
         }
     }
 
+    /// A reader that hands out `data` a few bytes at a time, failing with EINTR before each
+    /// piece, as a read interrupted by a signal does.
+    struct Interrupted<'a> {
+        data: &'a [u8],
+        tick: bool,
+    }
+
+    impl Read for Interrupted<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.tick = !self.tick;
+            if self.tick {
+                return Err(io::Error::from(io::ErrorKind::Interrupted));
+            }
+            let n = buf.len().min(self.data.len()).min(3);
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn interrupted_read_is_retried_not_taken_as_end_of_file() {
+        let data = b"{\"a\":1}\n{\"b\":2}\n";
+        let got = read_stream(Interrupted { data, tick: false }, "s", DEFAULT_MAX_BYTES).unwrap();
+        assert_eq!(got, data);
+    }
+
+    #[test]
+    fn stream_past_max_bytes_is_refused_naming_the_input() {
+        let data = vec![b'\n'; 10_000];
+        let e = read_stream(&data[..], "pipe-in", 9_999).unwrap_err().to_string();
+        assert!(e.starts_with("pipe-in: more than 9999 bytes read"), "{e}");
+        assert!(e.contains("--max-bytes"), "{e}");
+        assert_eq!(read_stream(&data[..], "pipe-in", 10_000).unwrap().len(), 10_000, "the cap itself is allowed");
+        let e = read_stream(std::io::repeat(b'\n'), "endless", 3 << 20).unwrap_err().to_string();
+        assert!(e.contains("more than 3 MiB read"), "{e}");
+    }
+
+    #[test]
+    fn more_lines_than_line_numbers_hold_is_refused() {
+        // The same guard `from_bytes` applies with u32::MAX, with a limit small enough to
+        // reach: lines are counted as `LineIter` yields them.
+        assert!(check_line_count("t", b"a\nb\nc\n", 3).is_ok());
+        assert!(check_line_count("t", b"a\nb\nc", 3).is_ok());
+        let e = check_line_count("t", b"a\nb\nc\nd", 3).unwrap_err().to_string();
+        assert_eq!(e, "t: 4 lines; at most 3 lines can be read (line numbers are 32-bit)");
+        assert!(check_line_count("t", b"\n\n\n\n", 3).is_err());
+        assert!(check_line_count("t", b"abcdefgh\n", 3).is_ok(), "one long line is one line");
+        assert_eq!(count_lines(b"a\nb\nc\nd") as u64, 4);
+    }
+
+    #[test]
+    fn byte_counts_take_binary_suffixes() {
+        assert_eq!(parse_byte_count("0"), Ok(0));
+        assert_eq!(parse_byte_count("4096"), Ok(4096));
+        assert_eq!(parse_byte_count("64K"), Ok(64 << 10));
+        assert_eq!(parse_byte_count("512m"), Ok(512 << 20));
+        assert_eq!(parse_byte_count("2G"), Ok(2 << 30));
+        assert_eq!(parse_byte_count("2GiB"), Ok(2 << 30));
+        assert_eq!(parse_byte_count("1t"), Ok(1 << 40));
+        for bad in ["", "G", "1.5G", "-1", "1X", "1 G", "99999999999T"] {
+            assert!(parse_byte_count(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(byte_count(DEFAULT_MAX_BYTES), "2 GiB");
+        assert_eq!(byte_count(1000), "1000 bytes");
+    }
+
+    #[test]
+    fn file_that_shrank_since_open_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let body = b"{}\n".repeat(READ_PART + 5);
+        std::fs::write(&path, &body).unwrap();
+        let file = File::open(&path).unwrap();
+        let len = file.metadata().unwrap().len();
+        assert_eq!(read_file(&file, "s.jsonl", len).unwrap(), body, "read whole, in parts");
+        // Another process cuts the file between the size seen at open and the read.
+        std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(len / 2).unwrap();
+        let e = read_file(&file, "s.jsonl", len).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            format!("s.jsonl: the file shrank while it was read ({len} bytes at open, {} readable): truncated or rewritten by another process?", len / 2)
+        );
+    }
+
     #[test]
     fn stream_of_nuls_is_refused() {
         let zeros = std::io::repeat(0).take((READ_BLOCK * 3) as u64);
-        assert!(read_bounded(zeros, "z").is_err());
+        assert!(read_stream(zeros, "z", DEFAULT_MAX_BYTES).is_err());
     }
 }

@@ -35,7 +35,9 @@ pub fn run(ctx: &Ctx, a: &CheckArgs, out: &mut dyn Write) -> Result<Outcome> {
                 // An unreadable input is an error of its own kind (exit 2), but the other
                 // files are still checked.
                 failed_to_read += 1;
-                eprintln!("arcturn-inspect: {}", sanitize::inline(&e.to_string()));
+                // Through the handle whose errors are ignored: `eprintln!` panics when
+                // stderr is a closed pipe (`check DIR 2>&1 | head -1`).
+                let _ = writeln!(ctx.stderr(), "arcturn-inspect: {}", sanitize::inline(&e.to_string()));
                 continue;
             }
         };

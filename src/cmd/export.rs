@@ -11,6 +11,7 @@ use crate::cli::ExportArgs;
 use crate::error::{Error, Result};
 use crate::export::{self, html, markdown, Options};
 use crate::sanitize;
+use crate::source::{FileId, Source};
 use crate::time;
 
 pub fn run(ctx: &Ctx, a: &ExportArgs, out: &mut dyn Write) -> Result<Outcome> {
@@ -34,7 +35,7 @@ pub fn run(ctx: &Ctx, a: &ExportArgs, out: &mut dyn Write) -> Result<Outcome> {
     };
     // Refuse a bad destination before doing the work.
     if let Some((path, _)) = &dest {
-        guard(path, s.name())?;
+        guard(path, src)?;
     }
     let t = match target {
         Some(target) => export::build(&s, target, Options { thinking: a.thinking, as_sent: a.as_sent })?,
@@ -44,20 +45,26 @@ pub fn run(ctx: &Ctx, a: &ExportArgs, out: &mut dyn Write) -> Result<Outcome> {
     match dest {
         None => out.write_all(doc.as_bytes()).map_err(io_err)?,
         Some((path, overwrite)) => {
-            write_file(&path, doc.as_bytes(), overwrite)?;
+            write_file(&path, doc.as_bytes(), overwrite, src)?;
             ctx.note(&format!("wrote {} ({} bytes)", sanitize::inline(&path.to_string_lossy()), doc.len()));
         }
     }
     ctx.finish(s)
 }
 
-/// Refuse to write to the session file itself or next to it.
-fn guard(path: &Path, session: &str) -> Result<()> {
-    if session == "-" {
+/// Refuse to write to the session file itself (under any name: a hard link, a symlink) or
+/// next to it.
+fn guard(path: &Path, src: &Source) -> Result<()> {
+    // A path that does not exist yet cannot be the input; one that does is compared by
+    // device and inode, following symlinks as the write would.
+    if let Ok(meta) = fs::metadata(path) {
+        refuse_if_input(path, FileId::of(&meta), src)?;
+    }
+    if src.name == "-" {
         return Ok(());
     }
     let canon = |p: &Path| fs::canonicalize(p).ok();
-    let session_file = canon(Path::new(session));
+    let session_file = canon(Path::new(&src.name));
     let session_dir = session_file.as_ref().and_then(|f| f.parent().map(Path::to_path_buf));
     let parent = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -66,10 +73,7 @@ fn guard(path: &Path, session: &str) -> Result<()> {
     let out_dir = canon(&parent);
     let out_file = canon(path);
     if out_file.is_some() && out_file == session_file {
-        return Err(Error::Usage(format!(
-            "refusing to write the export over the session file {}",
-            sanitize::inline(session)
-        )));
+        return Err(over_input(path));
     }
     if out_dir.is_some() && out_dir == session_dir {
         return Err(Error::Usage(format!(
@@ -80,12 +84,28 @@ fn guard(path: &Path, session: &str) -> Result<()> {
     Ok(())
 }
 
-fn write_file(path: &Path, bytes: &[u8], overwrite: bool) -> Result<()> {
+fn refuse_if_input(path: &Path, id: Option<FileId>, src: &Source) -> Result<()> {
+    if id.is_some() && id == src.identity {
+        return Err(over_input(path));
+    }
+    Ok(())
+}
+
+fn over_input(path: &Path) -> Error {
+    Error::Usage(format!(
+        "refusing to write the export over the session file: {} is the file being read (under this name or through a link)",
+        sanitize::inline(&path.to_string_lossy())
+    ))
+}
+
+fn write_file(path: &Path, bytes: &[u8], overwrite: bool, src: &Source) -> Result<()> {
     let shown = path.to_string_lossy().into_owned();
     let mut opts = OpenOptions::new();
     opts.write(true);
     if overwrite {
-        opts.create(true).truncate(true);
+        // Not truncated at open: the file opened is checked first, so that a link swapped
+        // in after `guard` still cannot make this write over the input.
+        opts.create(true);
     } else {
         // create_new: no window between an existence check and the write.
         opts.create_new(true);
@@ -97,5 +117,11 @@ fn write_file(path: &Path, bytes: &[u8], overwrite: bool) -> Result<()> {
             Error::Io { path: shown.clone(), source: e }
         }
     })?;
-    f.write_all(bytes).map_err(|e| Error::Io { path: shown.clone(), source: e })
+    let io = |e| Error::Io { path: shown.clone(), source: e };
+    let meta = f.metadata().map_err(io)?;
+    refuse_if_input(path, FileId::of(&meta), src)?;
+    if meta.is_file() {
+        f.set_len(0).map_err(io)?;
+    }
+    f.write_all(bytes).map_err(io)
 }

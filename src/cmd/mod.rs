@@ -15,7 +15,7 @@ pub mod trace;
 pub mod tree;
 
 use std::io::{self, IsTerminal, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::cli::{Cli, Command, Global};
 use crate::error::{Error, Result};
@@ -65,7 +65,7 @@ impl Ctx {
     }
 
     pub fn read_options(&self) -> ReadOptions {
-        ReadOptions { no_mmap: self.global.no_mmap }
+        ReadOptions { max_bytes: self.global.max_bytes }
     }
 
     /// A note on stderr (unless `-q`).
@@ -83,9 +83,9 @@ impl Ctx {
 
     /// Open the input of a single-file command. It stays open until the process exits
     /// (see [`release`]).
-    pub fn open(&self, file: Option<&str>) -> Result<&'static Source> {
+    pub fn open(&self, file: Option<&Path>) -> Result<&'static Source> {
         let path = match file {
-            Some(f) => f.to_string(),
+            Some(f) => f.to_path_buf(),
             None => self.default_input()?,
         };
         Source::open(&path, self.read_options()).map(keep_until_exit)
@@ -93,15 +93,14 @@ impl Ctx {
 
     /// With no file named: stdin when it is not a terminal, else the newest session of the
     /// current project.
-    pub fn default_input(&self) -> Result<String> {
+    pub fn default_input(&self) -> Result<PathBuf> {
         if !io::stdin().is_terminal() {
-            return Ok("-".into());
+            return Ok(PathBuf::from("-"));
         }
         let cwd = std::env::current_dir().map_err(|e| Error::Io { path: ".".into(), source: e })?;
         match crate::discover::newest_session(&cwd) {
             Some(p) => {
-                let p = p.to_string_lossy().into_owned();
-                self.note(&format!("reading {}", sanitize::inline(&p)));
+                self.note(&format!("reading {}", sanitize::inline(&p.to_string_lossy())));
                 Ok(p)
             }
             None => Err(Error::Usage(
@@ -112,22 +111,21 @@ impl Ctx {
     }
 
     /// Expand inputs for multi-file commands: directories are walked for `*.jsonl`.
-    pub fn expand(&self, files: &[String]) -> Result<Vec<String>> {
+    pub fn expand(&self, files: &[PathBuf]) -> Result<Vec<PathBuf>> {
         if files.is_empty() {
             return Ok(vec![self.default_input()?]);
         }
         let mut out = Vec::new();
         for f in files {
-            let p = Path::new(f);
-            if f != "-" && p.is_dir() {
-                let (found, errors) = crate::discover::walk_jsonl(p);
+            if f.as_path() != Path::new("-") && f.is_dir() {
+                let (found, errors) = crate::discover::walk_jsonl(f);
                 for (d, e) in errors {
                     self.note(&format!("{}: {e}", sanitize::inline(&d.to_string_lossy())));
                 }
                 if found.is_empty() {
-                    self.note(&format!("{}: no *.jsonl files", sanitize::inline(f)));
+                    self.note(&format!("{}: no *.jsonl files", sanitize::inline(&f.to_string_lossy())));
                 }
-                out.extend(found.into_iter().map(|p| p.to_string_lossy().into_owned()));
+                out.extend(found);
             } else {
                 out.push(f.clone());
             }
@@ -216,9 +214,9 @@ pub fn release(s: Session<'_>) {
     std::mem::forget(s);
 }
 
-/// The same for the last input a command reads: unmapping a 1 GiB file while the worker
-/// threads are alive costs about 50 ms (the other CPUs' TLBs must be flushed too), while
-/// the kernel tears the whole address space down at exit for less.
+/// The same for the last input a command reads: returning a 1 GiB buffer to the system
+/// while the worker threads are alive costs about 50 ms (the other CPUs' TLBs must be
+/// flushed too), while the kernel tears the whole address space down at exit for less.
 pub fn keep_until_exit(src: Source) -> &'static Source {
     Box::leak(Box::new(src))
 }

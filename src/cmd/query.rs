@@ -5,6 +5,7 @@
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::io::{self, IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use jaq_json::Val;
@@ -18,17 +19,22 @@ use crate::sanitize;
 use crate::source::Source;
 
 pub fn run(ctx: &Ctx, a: &QueryArgs, out: &mut dyn Write) -> Result<Outcome> {
-    let mut files: Vec<String> = a.files.clone();
+    let mut files: Vec<PathBuf> = a.files.clone();
     let (code, code_name) = match &a.from_file {
         Some(path) => {
             // jq's rule: with -f, the first positional argument is an input, not a filter.
             if let Some(first) = &a.filter {
-                files.insert(0, first.clone());
+                files.insert(0, PathBuf::from(first));
             }
-            let code = std::fs::read_to_string(path).map_err(|e| Error::Io { path: path.clone(), source: e })?;
-            (code, path.clone())
+            let name = path.to_string_lossy().into_owned();
+            let code = std::fs::read_to_string(path).map_err(|e| Error::Io { path: name.clone(), source: e })?;
+            (code, name)
         }
-        None => (a.filter.clone().unwrap_or_default(), "<filter>".to_string()),
+        None => {
+            let filter = a.filter.clone().unwrap_or_default().into_string();
+            let filter = filter.map_err(|_| Error::Usage("the filter is not valid UTF-8".into()))?;
+            (filter, "<filter>".to_string())
+        }
     };
 
     let mut named = Vec::new();
@@ -188,7 +194,7 @@ struct Tally {
 /// first reaches it.
 struct Records<'c, 't> {
     ctx: &'c Ctx,
-    files: VecDeque<String>,
+    files: VecDeque<PathBuf>,
     /// No FILE was named: find the default input when the first record is needed.
     default_input: bool,
     selection: Selection,
@@ -203,7 +209,7 @@ struct Open {
 }
 
 impl Records<'_, '_> {
-    fn open(&self, path: &str) -> Result<Open> {
+    fn open(&self, path: &Path) -> Result<Open> {
         let source = Source::open(path, self.ctx.read_options())?;
         let picks = {
             let s = self.ctx.load(&source)?;
@@ -214,7 +220,8 @@ impl Records<'_, '_> {
             }
             picks
         };
-        Ok(Open { name: Rc::from(path), source, picks: picks.into_iter() })
+        let name = Rc::from(source.name.as_str());
+        Ok(Open { name, source, picks: picks.into_iter() })
     }
 }
 

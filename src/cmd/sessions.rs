@@ -18,7 +18,7 @@ use crate::time::format_minutes;
 
 pub fn run(ctx: &Ctx, a: &SessionsArgs, out: &mut dyn Write) -> Result<Outcome> {
     let dir = match &a.dir {
-        Some(d) => PathBuf::from(d),
+        Some(d) => d.clone(),
         None => default_dir()?,
     };
     if !dir.is_dir() {

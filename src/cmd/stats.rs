@@ -4,6 +4,7 @@
 //! a CI gate (exit 1).
 
 use std::io::{self, IsTerminal, Write};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -21,9 +22,6 @@ use crate::source::{ReadOptions, Source};
 use crate::stats::{ContextSource, SessionStats, Tokens, Total};
 use crate::time::{format_duration, format_minutes};
 
-/// With more files than this, files are read rather than mapped: a map per small file costs
-/// more in page-table work than it saves (ripgrep makes the same call).
-const MAP_MAX_FILES: usize = 16;
 /// The progress bar appears only once the work has taken this long.
 const PROGRESS_AFTER: Duration = Duration::from_millis(400);
 
@@ -43,7 +41,7 @@ pub fn run(ctx: &Ctx, a: &StatsArgs, out: &mut dyn Write) -> Result<Outcome> {
         }
     }
     let files = ctx.expand(&a.files)?;
-    let opts = ReadOptions { no_mmap: ctx.global.no_mmap || files.len() > MAP_MAX_FILES };
+    let opts = ctx.read_options();
     let progress = Progress::new(files.len());
     let loaded: Vec<Loaded> = files
         .par_iter()
@@ -87,7 +85,7 @@ pub fn run(ctx: &Ctx, a: &StatsArgs, out: &mut dyn Write) -> Result<Outcome> {
 
 /// Load one input; `alone` when it is the command's only one (kept until exit, see
 /// [`super::release`]).
-fn load_one(ctx: &Ctx, f: &str, opts: ReadOptions, alone: bool) -> Loaded {
+fn load_one(ctx: &Ctx, f: &Path, opts: ReadOptions, alone: bool) -> Loaded {
     let src = match Source::open(f, opts) {
         Ok(s) => s,
         Err(e) => return Loaded { stats: None, messages: vec![error_line(&e)], failed: true, damaged: false },
