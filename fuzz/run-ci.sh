@@ -36,12 +36,16 @@ seeds() {
   return 0
 }
 
+# No leak checks (per input, and LeakSanitizer at exit): the loader deliberately leaks the
+# repaired copy of a line with a lone surrogate escape (entries borrow from it for the life
+# of the process; src/format/mod.rs).
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 for t in skim tree export query; do
   mkdir -p "corpus/$t" "artifacts/$t"
   echo "fuzz: $t for ${secs}s" >&2
   # shellcheck disable=SC2046
   cargo +nightly fuzz run -O "$t" "corpus/$t" $(seeds "$t") -- \
-    -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 2>"artifacts/$t.log" ||
+    -max_total_time="$secs" -timeout=20 -detect_leaks=0 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 2>"artifacts/$t.log" ||
     { tail -40 "artifacts/$t.log" >&2; echo "fuzz: FAILED: $t found a crash (artifacts/$t/)" >&2; exit 1; }
   grep -E '^stat::number_of_executed_units|^Done' "artifacts/$t.log" >&2 || true
 done
