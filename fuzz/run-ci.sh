@@ -28,8 +28,8 @@ cargo +nightly fuzz build -O
 shared=../../shared/testdata/jsontestsuite
 seeds() {
   case "$1" in
-    skim) echo ../testdata/arcturn ../testdata/crab ../testdata/hostile; [ -d "$shared" ] && echo "$shared" ;;
-    tree | export) echo ../testdata/arcturn ../testdata/crab ../testdata/export ../testdata/hostile ../testdata/stats ;;
+    skim) echo ../testdata/arcturn ../testdata/crab ../testdata/pi ../testdata/hostile; [ -d "$shared" ] && echo "$shared" ;;
+    tree | export) echo ../testdata/arcturn ../testdata/crab ../testdata/pi ../testdata/export ../testdata/hostile ../testdata/stats ;;
     query) echo seeds/query ;;
   esac
   [ -d "regressions/$1" ] && echo "regressions/$1"

@@ -33,8 +33,15 @@ fn replay(target: &str, seeds: &[&str], check: fn(&[u8])) {
     }
 }
 
-const SESSIONS: &[&str] =
-    &["testdata/arcturn", "testdata/crab", "testdata/export", "testdata/hostile", "testdata/stats", "testdata/query"];
+const SESSIONS: &[&str] = &[
+    "testdata/arcturn",
+    "testdata/crab",
+    "testdata/pi",
+    "testdata/export",
+    "testdata/hostile",
+    "testdata/stats",
+    "testdata/query",
+];
 
 #[test]
 fn skimmer_agrees_with_serde_json_on_every_kept_input() {

@@ -19,7 +19,15 @@ use serde::de::IgnoredAny;
 use serde_json::Value;
 
 /// Every way a file can be read: detected, then forced to each format.
-const FORMATS: [Option<Format>; 3] = [None, Some(Format::Arcturn), Some(Format::Crab)];
+const FORMATS: [Option<Format>; 4] = [None, Some(Format::Arcturn), Some(Format::Crab), Some(Format::Pi)];
+
+/// A compile-time reminder: a new format must be added to [`FORMATS`].
+#[allow(dead_code)]
+fn every_format_is_fuzzed(f: Format) {
+    match f {
+        Format::Arcturn | Format::Crab | Format::Pi => {}
+    }
+}
 
 // ---------------------------------------------------------------------------------------
 // 1. The line decoder against serde_json
