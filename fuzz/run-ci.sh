@@ -5,8 +5,8 @@
 # run that silently did not happen would look like a clean one.
 #
 # Seeds come from the bundled sessions (and the JSONTestSuite corpus beside the checkout
-# when present); new interesting inputs go to fuzz/corpus/<target>/ (not committed), a
-# crash to fuzz/artifacts/<target>/.
+# when present); the corpus a run grows is thrown away, a crash goes to
+# fuzz/artifacts/<target>/.
 set -euo pipefail
 cd "$(dirname "$0")"
 secs="${1:-30}"
@@ -41,10 +41,12 @@ seeds() {
 # of the process; src/format/mod.rs).
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 for t in skim tree export query; do
-  mkdir -p "corpus/$t" "artifacts/$t"
+  # A fresh corpus each run: replaying a grown one is not bounded by -max_total_time.
+  corpus="$(mktemp -d)"
+  mkdir -p "artifacts/$t"
   echo "fuzz: $t for ${secs}s" >&2
   # shellcheck disable=SC2046
-  cargo +nightly fuzz run -O "$t" "corpus/$t" $(seeds "$t") -- \
+  cargo +nightly fuzz run -O "$t" "$corpus" $(seeds "$t") -- \
     -max_total_time="$secs" -timeout=20 -detect_leaks=0 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 2>"artifacts/$t.log" ||
     { tail -40 "artifacts/$t.log" >&2; echo "fuzz: FAILED: $t found a crash (artifacts/$t/)" >&2; exit 1; }
   grep -E '^stat::number_of_executed_units|^Done' "artifacts/$t.log" >&2 || true
