@@ -307,10 +307,11 @@ const LAST: &str = r#"{"kind":"message","id":"e2","parentId":"e1","timestamp":"2
 fn suite() -> Option<Vec<PathBuf>> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata/jsontestsuite");
     let Ok(rd) = std::fs::read_dir(&dir) else {
-        if std::env::var_os("ARCTURN_REQUIRE_SHARED").is_some() {
-            panic!("{} is missing and ARCTURN_REQUIRE_SHARED is set", dir.display());
-        }
-        println!("skipped: {} not found (set ARCTURN_REQUIRE_SHARED to make this an error)", dir.display());
+        prereq::missing(
+            &format!("JSONTestSuite corpus {} not found", dir.display()),
+            "check out shared/ beside the crate",
+            "ARCTURN_REQUIRE_SHARED",
+        );
         return None;
     };
     let mut files: Vec<PathBuf> =

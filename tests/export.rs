@@ -2,6 +2,8 @@
 //! written, and the hostile session (no live markup, hostile text still visible).
 //! Regenerate the goldens with `ARCTURN_BLESS=1 cargo test --test export`.
 
+mod prereq;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -41,7 +43,7 @@ fn export(args: &[&str]) -> String {
 
 fn golden(name: &str, actual: &str) {
     let path = Path::new("tests/golden").join(name);
-    if std::env::var_os("ARCTURN_BLESS").is_some() {
+    if prereq::bless() {
         std::fs::create_dir_all("tests/golden").unwrap();
         std::fs::write(&path, actual).unwrap();
         return;

@@ -3,6 +3,8 @@
 //! fails when the committed files are stale; `ARCTURN_BLESS=1 cargo test --test generated`
 //! rewrites them.
 
+mod prereq;
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -216,7 +218,7 @@ fn generated() -> Vec<(PathBuf, String)> {
 #[test]
 fn man_page_and_completions_are_current() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let bless = std::env::var_os("ARCTURN_BLESS").is_some_and(|v| v == "1");
+    let bless = prereq::bless();
     let mut stale = Vec::new();
     for (rel, text) in generated() {
         let path = root.join(&rel);

@@ -2,6 +2,9 @@
 //! parse its JSON, compare with goldens (`ARCTURN_BLESS=1` rewrites them).
 #![allow(dead_code)]
 
+#[path = "../prereq/mod.rs"]
+pub mod prereq;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -84,7 +87,7 @@ pub fn all_testdata() -> Vec<String> {
 /// Compare `actual` with `tests/golden/<name>`; `ARCTURN_BLESS=1` writes it instead.
 pub fn golden(name: &str, actual: &str) {
     let path = root().join("tests/golden").join(name);
-    if std::env::var_os("ARCTURN_BLESS").is_some() {
+    if prereq::bless() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, actual).unwrap();
         return;
