@@ -53,6 +53,8 @@ pub enum Code {
     // Conversation lint.
     ToolCallWithoutResult,
     ToolResultWithoutCall,
+    // Usage.
+    InheritedUsage,
 }
 
 impl Code {
@@ -91,6 +93,7 @@ impl Code {
             CompactionKeptNotOnPath => "compaction_kept_not_on_path",
             ToolCallWithoutResult => "tool_call_without_result",
             ToolResultWithoutCall => "tool_result_without_call",
+            InheritedUsage => "inherited_usage",
         }
     }
 
@@ -129,7 +132,8 @@ impl Code {
             | MultipleRoots
             | CompactionKeptNotOnPath
             | ToolCallWithoutResult
-            | ToolResultWithoutCall => Severity::Warning,
+            | ToolResultWithoutCall
+            | InheritedUsage => Severity::Warning,
         }
     }
 

@@ -100,6 +100,19 @@ impl Source {
             Data::Mapped(m) => m,
             Data::Owned(v) => v,
         };
+        // A compressed rollout (Codex `.jsonl.zst`) is read as what it decompresses to.
+        if crate::decompress::is_zstd(all) {
+            let plain = crate::decompress::zstd(name, all, crate::decompress::MAX_DECOMPRESSED)?;
+            return Source::framed(name, Data::Owned(plain));
+        }
+        Source::framed(name, data)
+    }
+
+    fn framed(name: &str, data: Data) -> Result<Source> {
+        let all: &[u8] = match &data {
+            Data::Mapped(m) => m,
+            Data::Owned(v) => v,
+        };
         sniff_encoding(name, all)?;
         let bom = all.starts_with(b"\xEF\xBB\xBF");
         let start = if bom { 3 } else { 0 };
