@@ -12,7 +12,7 @@ Examples:
   arcturn-inspect path session.jsonl b27e9a10    how one entry was reached
   arcturn-inspect show session.jsonl b27e       one entry as stored (unique id prefixes work)";
 
-/// An offline, read-only inspector for arcturn and crab coding-agent session files.
+/// An offline, read-only inspector for arcturn, crab and Codex coding-agent session files.
 #[derive(Debug, Parser)]
 #[command(name = "arcturn-inspect", version, about, after_help = EXAMPLES, max_term_width = 100)]
 pub struct Cli {
@@ -124,7 +124,7 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct TraceArgs {
-    /// Session files or directories (walked for *.jsonl); default: the newest session.
+    /// Session files or directories (walked for *.jsonl and *.jsonl.zst); default: the newest session.
     pub files: Vec<String>,
     /// Only the run with this id (crab run_id, or an arcturn user message id or unique prefix).
     #[arg(long, value_name = "ID")]
@@ -150,7 +150,7 @@ pub enum StatsBy {
 
 #[derive(Debug, Args)]
 pub struct StatsArgs {
-    /// Session files or directories (walked for *.jsonl); default: the newest session.
+    /// Session files or directories (walked for *.jsonl and *.jsonl.zst); default: the newest session.
     pub files: Vec<String>,
     /// Group the summary table by model, day or session (default: the full report for one
     /// session, a row per session for several).
@@ -178,7 +178,7 @@ pub enum SessionsSort {
 
 #[derive(Debug, Args)]
 pub struct SessionsArgs {
-    /// Directory to list (walked for *.jsonl); default: .crab/sessions when it exists here,
+    /// Directory to list (walked for *.jsonl and *.jsonl.zst); default: .crab/sessions when it exists here,
     /// else ~/.arcturn/sessions.
     pub dir: Option<String>,
     /// Order of the list.
@@ -222,7 +222,7 @@ pub struct ShowArgs {
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Session files or directories (walked for *.jsonl); default: the newest session.
+    /// Session files or directories (walked for *.jsonl and *.jsonl.zst); default: the newest session.
     pub files: Vec<String>,
 }
 
@@ -254,7 +254,7 @@ pub struct QueryArgs {
     /// The jq filter, e.g. `.message.role` (with -f, this is the first FILE instead).
     #[arg(value_name = "FILTER", required_unless_present = "from_file")]
     pub filter: Option<String>,
-    /// Session files or directories (walked for *.jsonl); `-` for stdin; default: the newest session.
+    /// Session files or directories (walked for *.jsonl and *.jsonl.zst); `-` for stdin; default: the newest session.
     #[arg(value_name = "FILE")]
     pub files: Vec<String>,
     /// Write strings without quotes or escapes (raw text).
