@@ -633,21 +633,19 @@ fn fold(d: &mut Decoded<'_>) {
         };
         let hint = |k: &str| e.hint(k).map(|v| v.to_string());
         match what.as_str() {
-            "session_meta" => {
-                if header.is_none() {
-                    fork = hint("fork");
-                    w.provider = hint("provider");
-                    header = Some(Header {
-                        line: e.line,
-                        span: e.span.clone(),
-                        id: hint("id").map(Cow::Owned),
-                        title: None,
-                        cwd: hint("cwd").map(Cow::Owned),
-                        created: hint("created").and_then(|c| c.parse().ok()).or(e.timestamp),
-                        version: None,
-                        origin: hint("fork").map(Cow::Owned),
-                    });
-                }
+            "session_meta" if header.is_none() => {
+                fork = hint("fork");
+                w.provider = hint("provider");
+                header = Some(Header {
+                    line: e.line,
+                    span: e.span.clone(),
+                    id: hint("id").map(Cow::Owned),
+                    title: None,
+                    cwd: hint("cwd").map(Cow::Owned),
+                    created: hint("created").and_then(|c| c.parse().ok()).or(e.timestamp),
+                    version: None,
+                    origin: hint("fork").map(Cow::Owned),
+                });
             }
             "turn_context" => {
                 if let Some(m) = hint("model") {
