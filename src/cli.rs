@@ -15,7 +15,7 @@ Examples:
   arcturn-inspect path session.jsonl b27e9a10    how one entry was reached
   arcturn-inspect show session.jsonl b27e       one entry as stored (unique id prefixes work)";
 
-/// An offline, read-only inspector for arcturn and crab coding-agent session files.
+/// An offline, read-only inspector for arcturn, crab and Codex coding-agent session files.
 #[derive(Debug, Parser)]
 #[command(name = "arcturn-inspect", version, about, after_help = EXAMPLES, max_term_width = 100)]
 pub struct Cli {
@@ -59,6 +59,7 @@ pub enum InputFormat {
     Arcturn,
     Crab,
     Pi,
+    Codex,
 }
 
 impl From<InputFormat> for Format {
@@ -67,6 +68,7 @@ impl From<InputFormat> for Format {
             InputFormat::Arcturn => Format::Arcturn,
             InputFormat::Crab => Format::Crab,
             InputFormat::Pi => Format::Pi,
+            InputFormat::Codex => Format::Codex,
         }
     }
 }
@@ -130,7 +132,7 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct TraceArgs {
-    /// Session files or directories (walked for *.jsonl); default: the newest session.
+    /// Session files or directories (walked for *.jsonl and *.jsonl.zst); default: the newest session.
     #[arg(value_parser = clap::value_parser!(PathBuf))]
     pub files: Vec<PathBuf>,
     /// Only the run with this id (crab run_id, or an arcturn user message id or unique prefix).
@@ -157,7 +159,7 @@ pub enum StatsBy {
 
 #[derive(Debug, Args)]
 pub struct StatsArgs {
-    /// Session files or directories (walked for *.jsonl); default: the newest session.
+    /// Session files or directories (walked for *.jsonl and *.jsonl.zst); default: the newest session.
     #[arg(value_parser = clap::value_parser!(PathBuf))]
     pub files: Vec<PathBuf>,
     /// Group the summary table by model, day or session (default: the full report for one
@@ -186,7 +188,7 @@ pub enum SessionsSort {
 
 #[derive(Debug, Args)]
 pub struct SessionsArgs {
-    /// Directory to list (walked for *.jsonl); default: .crab/sessions when it exists here,
+    /// Directory to list (walked for *.jsonl and *.jsonl.zst); default: .crab/sessions when it exists here,
     /// else ~/.arcturn/sessions.
     #[arg(value_parser = clap::value_parser!(PathBuf))]
     pub dir: Option<PathBuf>,
@@ -235,7 +237,7 @@ pub struct ShowArgs {
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Session files or directories (walked for *.jsonl); default: the newest session.
+    /// Session files or directories (walked for *.jsonl and *.jsonl.zst); default: the newest session.
     #[arg(value_parser = clap::value_parser!(PathBuf))]
     pub files: Vec<PathBuf>,
 }
@@ -268,7 +270,7 @@ pub struct QueryArgs {
     /// The jq filter, e.g. `.message.role` (with -f, this is the first FILE instead).
     #[arg(value_name = "FILTER", required_unless_present = "from_file", value_parser = clap::value_parser!(OsString))]
     pub filter: Option<OsString>,
-    /// Session files or directories (walked for *.jsonl); `-` for stdin; default: the newest session.
+    /// Session files or directories (walked for *.jsonl and *.jsonl.zst); `-` for stdin; default: the newest session.
     #[arg(value_name = "FILE", value_parser = clap::value_parser!(PathBuf))]
     pub files: Vec<PathBuf>,
     /// Write strings without quotes or escapes (raw text).

@@ -1,12 +1,13 @@
-//! Finding session files: walking directories for `*.jsonl`, and the newest session of the
+//! Finding session files: walking directories for `*.jsonl` (and `*.jsonl.zst`), and the newest session of the
 //! current project when no file is named (what the agents' own `--continue` would pick).
 
 use std::fs;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-/// Every `*.jsonl` file under `dir`, recursively, sorted by path for stable output.
-/// Unreadable subdirectories are skipped (their error is returned alongside).
+/// Every `*.jsonl` and `*.jsonl.zst` file under `dir`, recursively, sorted by path for
+/// stable output; a compressed file whose plain sibling exists is left out (the plain one
+/// wins). Unreadable subdirectories are skipped (their error is returned alongside).
 pub fn walk_jsonl(dir: &Path) -> (Vec<PathBuf>, Vec<(PathBuf, std::io::Error)>) {
     let mut files = Vec::new();
     let mut errors = Vec::new();
@@ -24,13 +25,21 @@ pub fn walk_jsonl(dir: &Path) -> (Vec<PathBuf>, Vec<(PathBuf, std::io::Error)>) 
             let Ok(ft) = ent.file_type() else { continue };
             if ft.is_dir() {
                 stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "jsonl") && (ft.is_file() || p.is_file()) {
+            } else if (p.extension().is_some_and(|x| x == "jsonl") || is_jsonl_zst(&p)) && (ft.is_file() || p.is_file())
+            {
                 files.push(p);
             }
         }
     }
     files.sort();
+    let plain: std::collections::HashSet<PathBuf> = files.iter().filter(|p| !is_jsonl_zst(p)).cloned().collect();
+    files.retain(|p| !is_jsonl_zst(p) || !plain.contains(&p.with_extension("")));
     (files, errors)
+}
+
+/// `name.jsonl.zst` (Codex's compressed rollouts).
+fn is_jsonl_zst(p: &Path) -> bool {
+    p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(".jsonl.zst"))
 }
 
 /// The newest session for `cwd`: the newest `.crab/sessions/session-*.jsonl` under it,

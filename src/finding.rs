@@ -56,6 +56,8 @@ pub enum Code {
     // Conversation lint.
     ToolCallWithoutResult,
     ToolResultWithoutCall,
+    // Usage.
+    InheritedUsage,
 }
 
 impl Code {
@@ -97,6 +99,7 @@ impl Code {
             CompactionKeptNotOnPath => "compaction_kept_not_on_path",
             ToolCallWithoutResult => "tool_call_without_result",
             ToolResultWithoutCall => "tool_result_without_call",
+            InheritedUsage => "inherited_usage",
         }
     }
 
@@ -138,7 +141,8 @@ impl Code {
             | MultipleRoots
             | CompactionKeptNotOnPath
             | ToolCallWithoutResult
-            | ToolResultWithoutCall => Severity::Warning,
+            | ToolResultWithoutCall
+            | InheritedUsage => Severity::Warning,
         }
     }
 

@@ -18,6 +18,7 @@ pub mod cli;
 pub mod cmd;
 pub mod content;
 pub mod context;
+pub mod decompress;
 pub mod discover;
 pub mod error;
 pub mod export;

@@ -18,6 +18,7 @@ pub enum Format {
     Arcturn,
     Crab,
     Pi,
+    Codex,
 }
 
 impl Format {
@@ -26,6 +27,7 @@ impl Format {
             Format::Arcturn => "arcturn",
             Format::Crab => "crab",
             Format::Pi => "pi",
+            Format::Codex => "codex",
         }
     }
 }

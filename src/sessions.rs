@@ -44,6 +44,9 @@ pub struct SessionInfo {
     pub title: String,
     pub title_source: TitleSource,
     pub cwd: Option<String>,
+    /// The session this one was forked from (Codex `forked_from_id` / `parent_thread_id`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forked_from: Option<String>,
     /// Creation time: header/meta, else crab's file name, else the first record's time.
     pub created: Option<String>,
     pub created_ms: Option<i64>,
@@ -74,10 +77,16 @@ pub fn read_info(path: &Path, display: &str) -> Result<SessionInfo, String> {
         return Err("empty file".into());
     }
     let mut head = read_at(&mut f, 0, size.min(HEAD))?;
-    if !head.contains(&b'\n') && size > head.len() as u64 {
+    let compressed = crate::decompress::is_zstd(&head);
+    if compressed {
+        // A compressed rollout has no readable head: it is decompressed whole (bounded).
+        let all = read_at(&mut f, 0, size)?;
+        head =
+            crate::decompress::zstd(display, &all, crate::decompress::MAX_DECOMPRESSED).map_err(|e| e.to_string())?;
+    } else if !head.contains(&b'\n') && size > head.len() as u64 {
         head = read_at(&mut f, 0, size.min(HEAD_MAX))?;
     }
-    let whole = head.len() as u64 >= size;
+    let whole = compressed || head.len() as u64 >= size;
     if !whole {
         match memchr::memrchr(b'\n', &head) {
             Some(i) => head.truncate(i + 1),
@@ -154,6 +163,7 @@ pub fn read_info(path: &Path, display: &str) -> Result<SessionInfo, String> {
         title,
         title_source,
         cwd: header.and_then(|h| h.cwd.as_deref()).map(str::to_string),
+        forked_from: header.and_then(|h| h.origin.as_deref()).map(str::to_string),
         created: created.map(crate::time::format_iso),
         created_ms: created,
         last_activity: last.map(crate::time::format_iso),

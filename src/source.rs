@@ -132,6 +132,12 @@ impl Source {
 
     /// Wrap bytes already in memory (stdin, tests).
     pub fn from_bytes(name: &str, bytes: Vec<u8>) -> Result<Source> {
+        // A compressed rollout (Codex `.jsonl.zst`) is read as what it decompresses to.
+        let bytes = if crate::decompress::is_zstd(&bytes) {
+            crate::decompress::zstd(name, &bytes, crate::decompress::MAX_DECOMPRESSED)?
+        } else {
+            bytes
+        };
         let all = &bytes[..];
         sniff_encoding(name, all)?;
         let bom = all.starts_with(b"\xEF\xBB\xBF");

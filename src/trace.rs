@@ -339,7 +339,9 @@ fn arcturn(s: &Session<'_>, leaf: Ix) -> Trace {
     let mut last_stop: Vec<Option<String>> = Vec::new();
     // Tool call id -> main argument, from the assistant messages seen so far on the path.
     let mut args: HashMap<String, String> = HashMap::new();
-    for i in s.tree.path(leaf) {
+    let mut before_first: Vec<Span> = Vec::new();
+    let path = s.tree.path(leaf);
+    for &i in &path {
         let e = s.entry(i);
         let msg = e.message.as_ref();
         let ts = e.timestamp.or_else(|| msg.and_then(|m| m.timestamp));
@@ -371,9 +373,18 @@ fn arcturn(s: &Session<'_>, leaf: Ix) -> Trace {
         if msg.is_some_and(|m| m.role == Role::User) {
             let prompt = message.and_then(prompt_of);
             start_run(&mut runs, &mut last_stop, prompt);
+            // Operator messages before the first prompt (instructions an agent injects)
+            // belong to the first run rather than making a run of their own.
+            runs.last_mut().expect("a run was started").spans.append(&mut before_first);
         } else if let Some(span) = arcturn_span(e, message, (prev_ts, ts), &args) {
+            if runs.is_empty() && span.kind == SpanKind::Event {
+                before_first.push(span);
+                prev_ts = ts.or(prev_ts);
+                continue;
+            }
             if runs.is_empty() {
                 start_run(&mut runs, &mut last_stop, None);
+                runs.last_mut().expect("a run was started").spans.append(&mut before_first);
             }
             if let Detail::Llm { stop_reason, .. } = &span.detail {
                 *last_stop.last_mut().expect("a run was started") = stop_reason.clone();
@@ -385,6 +396,29 @@ fn arcturn(s: &Session<'_>, leaf: Ix) -> Trace {
             run.duration_ms = duration(run.start_ms, Some(t)).or(run.duration_ms);
         }
         prev_ts = ts.or(prev_ts);
+    }
+    if let (true, Some(first)) = (runs.is_empty(), before_first.first()) {
+        // Only events on the branch: one run holds them, as before any prompt.
+        let e = s.entry(path[path.iter().position(|&i| s.entry(i).line == first.line).unwrap_or(0)]);
+        runs.push(Run {
+            run_id: e.id.to_json(),
+            status: Status::Complete,
+            stop_reason: None,
+            start_ms: first.start_ms,
+            duration_ms: duration(first.start_ms, before_first.iter().filter_map(Span::end_ms).max()),
+            llm_calls: 0,
+            tool_calls: 0,
+            recorded_llm_calls: None,
+            recorded_tool_calls: None,
+            errors: 0,
+            usage: Usage::default(),
+            usage_overflow: false,
+            cost: None,
+            line: e.line,
+            prompt: None,
+            spans: std::mem::take(&mut before_first),
+        });
+        last_stop.push(None);
     }
     for (run, stop) in runs.iter_mut().zip(last_stop) {
         let last_is_tool =

@@ -1,6 +1,7 @@
 //! `show FILE ID`: one entry as stored, pretty-printed (compact with `--json`). A line whose
 //! parsed value would hide something (a key given twice, a number past f64) is printed as
-//! its own text instead, so both values and the number's digits are there to see.
+//! its own text instead, so both values and the number's digits are there to see. An entry
+//! written over several lines shows each line in file order.
 
 use std::io::Write;
 
@@ -19,7 +20,10 @@ pub fn run(ctx: &Ctx, a: &ShowArgs, out: &mut dyn Write) -> Result<Outcome> {
         json::write_raw(out, raw.trim_end_matches(['\r', ' ', '\t'])).map_err(io_err)?;
         return ctx.finish(s);
     }
-    let value = s.value(i)?;
-    json::write(out, &value, !ctx.global.json).map_err(io_err)?;
+    // An entry written over several lines (a Codex request's items) shows each of them.
+    for span in s.entry(i).spans() {
+        let value = s.value_at(span)?;
+        json::write(out, &value, !ctx.global.json).map_err(io_err)?;
+    }
     ctx.finish(s)
 }

@@ -150,6 +150,9 @@ fn human(ctx: &Ctx, s: &Session<'_>, collapse: Option<usize>, out: &mut dyn Writ
     let descs: Vec<preview::Description> =
         (0..s.entries.len() as Ix).into_par_iter().map(|i| preview::describe_at(s, i)).collect();
     let rows = Rows { ctx, s, descs, on_path, latest };
+    if let Some(origin) = s.header.as_ref().and_then(|h| h.origin.as_deref()) {
+        writeln!(out, "{}", p.dim(format!("forked from {}", crate::sanitize::inline(origin))))?;
+    }
     for (n, &(root, reason)) in s.tree.roots().iter().enumerate() {
         if n > 0 {
             let why = match reason {
@@ -191,6 +194,12 @@ fn human(ctx: &Ctx, s: &Session<'_>, collapse: Option<usize>, out: &mut dyn Writ
                 }
             }
         }
+    }
+    // A format without ids of its own (Codex) is one chain unless it records a rollback:
+    // say so, so that a flat listing is not taken for a tree that failed to build.
+    let synthetic = s.entries.first().and_then(|e| e.extra.as_ref()).is_some_and(|x| x.synthetic_id);
+    if synthetic && s.tree.roots().len() == 1 && s.tree.leaves().count() == 1 {
+        writeln!(out, "{}", p.dim(format!("one chain of {} entries: the file records no branches", s.entries.len())))?;
     }
     Ok(())
 }

@@ -8,6 +8,7 @@
 
 pub mod arcturn;
 pub mod blocks;
+pub mod codex;
 pub mod crab;
 pub mod de;
 pub mod pi;
@@ -109,6 +110,7 @@ pub fn decoder(format: Format) -> Decoder {
         Format::Arcturn => arcturn::DECODER,
         Format::Crab => crab::DECODER,
         Format::Pi => pi::DECODER,
+        Format::Codex => codex::DECODER,
     }
 }
 
@@ -739,7 +741,7 @@ pub fn detect(source: &Source) -> Result<Format> {
         1,
         None,
         format!(
-            "unknown format: the first lines look like {}; expected a session of arcturn ({{\"kind\":\"session\",...}}), crab ({{\"kind\":\"meta\",...}}) or pi ({{\"type\":\"session\",...}}) (use --input-format to force one)",
+            "unknown format: the first lines look like {}; expected a session of arcturn ({{\"kind\":\"session\",...}}), crab ({{\"kind\":\"meta\",...}}), pi ({{\"type\":\"session\",...}}) or codex ({{\"timestamp\":...,\"type\":\"session_meta\",\"payload\":...}}) (use --input-format to force one)",
             seen.join(" then ")
         ),
     ))
@@ -747,6 +749,10 @@ pub fn detect(source: &Source) -> Result<Format> {
 
 /// The format one line is a signature of, if any.
 fn sniff(b: &[u8]) -> Option<Format> {
+    // Codex rollouts: the `{timestamp, type, payload}` envelope (FORMATS-REAL.md section 5).
+    if codex::sniff(b) {
+        return Some(Format::Codex);
+    }
     #[derive(serde::Deserialize)]
     struct Probe<'a> {
         #[serde(borrow)]

@@ -1,0 +1,907 @@
+//! The Codex CLI rollout format (FORMATS-REAL.md section 3): `{timestamp, type, payload}`
+//! lines without ids. History is the `response_item` and `compacted` lines; everything else
+//! (`session_meta`, `turn_context`, `event_msg`) is metadata that the file-level pass turns
+//! into the header, the model of each request, the usage of each request, the typed prompts
+//! and rollbacks, and then drops (counted as non-entry records).
+//!
+//! Decisions this module owns:
+//! - Entry ids are `L<line>` (marked synthetic); the parent is the previous entry, except
+//!   after `thread_rolled_back`, where the next entry attaches to the last surviving turn
+//!   (the dropped turns stay in the tree as an abandoned branch).
+//! - The assistant-side items of one model request (reasoning, message, tool calls, provider
+//!   compaction) are one entry: its first line is the entry, the others are `more_spans`.
+//!   A request ends at a `turn_context` (written before each request), at a `token_count`
+//!   whose cumulative changed, or at any other history item.
+//! - A request's usage is the `last_token_usage` of the `token_count` whose
+//!   `total_token_usage` differs from the previous one (the counter is re-emitted unchanged),
+//!   put on the request's entry, with the model of the latest `turn_context`. A request with
+//!   no history item of its own keeps its `token_count` line as an empty assistant entry.
+//! - User `response_item`s that the user did not type (AGENTS.md, `<environment_context>`,
+//!   ...) are operator messages (`Role::System`, role as written `user`): the typed prompt is
+//!   the user item an `event_msg/user_message` echoes; files without those events fall back
+//!   to the known prefixes of injected context.
+//! - `compacted` is a compaction that keeps nothing before it; its summary is `message`
+//!   followed by the `replacement_history` rendered as text, which is what the model is sent
+//!   after it.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::de::{num, Num, Str, Ts};
+use super::{unknown, Decoded, Decoder, Effort, LineResult, Record};
+use crate::content::{self, Block, Image};
+use crate::finding::{Code, Finding};
+use crate::model::{Blocks, Compaction, Entry, Header, Id, Kind, Message, Role, Text, ToolCall, ToolResult, Usage};
+use crate::source::Line;
+
+pub const DECODER: Decoder =
+    Decoder { decode, explain, fold: Some(fold), content, observed: false, header_expected: false };
+
+/// The record types of section 3.2 (what detection accepts, with `ordinal` or without).
+pub const TYPES: &[&str] = &["session_meta", "turn_context", "response_item", "event_msg", "compacted"];
+
+/// The start of user items the agent injects rather than the user types, for files that
+/// carry no `event_msg/user_message` to tell them apart.
+const INJECTED: &[&str] = &[
+    "# AGENTS.md instructions",
+    "<environment_context>",
+    "<user_instructions>",
+    "<INSTRUCTIONS>",
+    "<permissions instructions>",
+    "<user_shell_command>",
+    "<turn_aborted>",
+];
+
+/// Hint names (metadata lines become entries with these hints; the fold drops them).
+const META: &str = "codex_meta";
+
+fn explain<'a>(b: &'a [u8]) -> Option<String> {
+    super::explain_with::<RawLine<'a>>(b)
+}
+
+#[derive(Deserialize)]
+struct RawLine<'a> {
+    #[serde(default)]
+    timestamp: Ts,
+    #[serde(borrow, rename = "type")]
+    ty: Option<Str<'a>>,
+    #[serde(borrow)]
+    payload: Option<RawPayload<'a>>,
+}
+
+#[derive(Deserialize)]
+struct RawPayload<'a> {
+    #[serde(borrow, rename = "type")]
+    ty: Option<Str<'a>>,
+    #[serde(borrow)]
+    role: Option<Str<'a>>,
+    #[serde(borrow)]
+    content: Option<&'a RawValue>,
+    #[serde(borrow)]
+    name: Option<Str<'a>>,
+    #[serde(borrow)]
+    call_id: Option<Str<'a>>,
+    #[serde(borrow)]
+    output: Option<&'a RawValue>,
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    cwd: Option<Str<'a>>,
+    #[serde(borrow)]
+    model_provider: Option<Str<'a>>,
+    #[serde(borrow)]
+    forked_from_id: Option<Str<'a>>,
+    #[serde(borrow)]
+    parent_thread_id: Option<Str<'a>>,
+    #[serde(borrow)]
+    source: Option<&'a RawValue>,
+    #[serde(default)]
+    timestamp: Ts,
+    #[serde(borrow)]
+    model: Option<Str<'a>>,
+    #[serde(borrow)]
+    message: Option<&'a RawValue>,
+    #[serde(borrow)]
+    replacement_history: Option<&'a RawValue>,
+    info: Option<RawInfo>,
+    num_turns: Option<Num>,
+}
+
+#[derive(Deserialize)]
+struct RawInfo {
+    total_token_usage: Option<RawTokens>,
+    last_token_usage: Option<RawTokens>,
+}
+
+#[derive(Deserialize)]
+struct RawTokens {
+    input_tokens: Option<Num>,
+    cached_input_tokens: Option<Num>,
+    output_tokens: Option<Num>,
+    total_tokens: Option<Num>,
+}
+
+impl RawTokens {
+    /// `input cached output total` as text, for the fold (total defaults to input + output).
+    fn hint(&self) -> String {
+        let (i, c, o) = (num(self.input_tokens).unwrap_or(0), num(self.cached_input_tokens), num(self.output_tokens));
+        let o = o.unwrap_or(0);
+        let t = num(self.total_tokens).unwrap_or(i + o);
+        format!("{i} {} {o} {t}", c.unwrap_or(0))
+    }
+}
+
+fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
+    let raw: RawLine<'a> = super::parse(b, effort)?;
+    let n = line.number;
+    let mut notes = Vec::new();
+    if raw.timestamp == Ts::Bad {
+        notes.push(Finding::new(Code::InvalidTimestamp, Some(n), "unparsable record timestamp"));
+    }
+    let Some(ty) = raw.ty.map(|t| t.0) else {
+        return Err(missing(n, "the record has no `type`"));
+    };
+    let Some(p) = raw.payload else {
+        if TYPES.contains(&ty.as_ref()) {
+            return Err(missing(n, "the record has no `payload`"));
+        }
+        notes.push(unknown(Code::UnknownKind, n, "record type", &ty));
+        return Ok((Record::Other, notes));
+    };
+    let ts = raw.timestamp.ms();
+    let sub = p.ty.as_ref().map(|t| t.0.clone());
+    match ty.as_ref() {
+        "response_item" => Ok((Record::Entry(item(p, sub, line, ts, &mut notes)), notes)),
+        "compacted" => Ok((Record::Entry(compacted(p, line, ts)), notes)),
+        "session_meta" => {
+            let fork = p.forked_from_id.or(p.parent_thread_id).map(|s| s.0).or_else(|| subagent_parent(p.source));
+            let mut hints = vec![(META, Cow::Borrowed("session_meta"))];
+            hints.extend(
+                p.id.and_then(|v| v.get().strip_prefix('"')?.strip_suffix('"')).map(|id| ("id", Cow::Borrowed(id))),
+            );
+            hints.extend(p.cwd.map(|c| ("cwd", c.0)));
+            hints.extend(p.model_provider.map(|c| ("provider", c.0)));
+            hints.extend(fork.map(|f| ("fork", f)));
+            hints.extend(p.timestamp.ms().map(|t| ("created", Cow::Owned(t.to_string()))));
+            Ok((meta(line, ts, hints), notes))
+        }
+        "turn_context" => {
+            let mut hints = vec![(META, Cow::Borrowed("turn_context"))];
+            hints.extend(p.model.map(|m| ("model", m.0)));
+            Ok((meta(line, ts, hints), notes))
+        }
+        "event_msg" => {
+            let mut hints = vec![(META, Cow::Borrowed("event_msg"))];
+            match sub.as_deref() {
+                Some("token_count") => {
+                    if let Some((t, l)) = p.info.and_then(|i| Some((i.total_token_usage?, i.last_token_usage?))) {
+                        hints.push(("total", Cow::Owned(t.hint())));
+                        hints.push(("last", Cow::Owned(l.hint())));
+                    }
+                }
+                Some("user_message") => {
+                    hints.push(("user_message", p.message.map(|m| Cow::Borrowed(m.get())).unwrap_or_default()));
+                }
+                Some("thread_rolled_back") => {
+                    hints.push(("rollback", Cow::Owned(num(p.num_turns).unwrap_or(0).to_string())));
+                }
+                Some("turn_aborted") => hints.push(("aborted", Cow::Borrowed("1"))),
+                _ => {}
+            }
+            Ok((meta(line, ts, hints), notes))
+        }
+        _ => {
+            notes.push(unknown(Code::UnknownKind, n, "record type", &ty));
+            Ok((Record::Other, notes))
+        }
+    }
+}
+
+/// A record without a field every record has.
+fn missing(n: u32, what: &str) -> super::Fail {
+    super::Fail::Finding(Finding::at(Code::MissingField, n, None, what))
+}
+
+/// Older sub-agent rollouts name their parent in `source.subagent.thread_spawn`.
+fn subagent_parent(source: Option<&RawValue>) -> Option<Cow<'_, str>> {
+    let s = source?.get();
+    if !s.contains("parent_thread_id") {
+        return None;
+    }
+    let v: Value = serde_json::from_str(s).ok()?;
+    let id = v.pointer("/subagent/thread_spawn/parent_thread_id")?.as_str()?;
+    Some(Cow::Owned(id.to_string()))
+}
+
+/// A metadata line, carried to the fold as an entry with hints (the fold drops it).
+fn meta<'a>(line: &Line, ts: Option<i64>, hints: Vec<(&'static str, Cow<'a, str>)>) -> Record<'a> {
+    let mut e = entry(line, ts, Kind::Unknown, Cow::Borrowed("meta"), Id::Int(u64::from(line.number)));
+    e.extra_mut().hints = hints;
+    Record::Entry(e)
+}
+
+fn entry<'a>(line: &Line, ts: Option<i64>, kind: Kind, kind_name: Cow<'a, str>, id: Id<'a>) -> Entry<'a> {
+    Entry {
+        line: line.number,
+        span: line.span.clone(),
+        kind,
+        kind_name,
+        id,
+        parent: None,
+        timestamp: ts,
+        message: None,
+        compaction: None,
+        state: None,
+        label: None,
+        extra: None,
+    }
+}
+
+fn synthetic_id<'a>(n: u32) -> Id<'a> {
+    Id::Str(Cow::Owned(format!("L{n}")))
+}
+
+/// One `response_item`: a message, reasoning, a tool call or its output, a provider-side
+/// compaction, or a type this tool does not know (kept as an unknown entry).
+fn item<'a>(
+    p: RawPayload<'a>,
+    sub: Option<Cow<'a, str>>,
+    line: &Line,
+    ts: Option<i64>,
+    notes: &mut Vec<Finding>,
+) -> Entry<'a> {
+    let n = line.number;
+    let kind_name = sub.clone().unwrap_or(Cow::Borrowed(""));
+    let mut e = entry(line, ts, Kind::Message, kind_name, synthetic_id(n));
+    e.extra_mut().synthetic_id = true;
+    let mut blocks = Blocks::default();
+    let mut tool_calls = Vec::new();
+    let mut tool_results = Vec::new();
+    let call_id = p.call_id.map(|c| c.0);
+    let (role, role_name): (Role, Cow<'a, str>) = match sub.as_deref().unwrap_or("") {
+        "message" => {
+            let written = p.role.map(|r| r.0).unwrap_or(Cow::Borrowed(""));
+            count_content(p.content, &mut blocks, n, notes);
+            let role = match written.as_ref() {
+                "user" => Role::User,
+                "assistant" => Role::Assistant,
+                "developer" | "system" => Role::System,
+                "" => {
+                    notes.push(Finding::at(Code::MissingField, n, None, "a message without `role`"));
+                    Role::Other
+                }
+                other => {
+                    notes.push(unknown(Code::UnknownRole, n, "role", other));
+                    Role::Other
+                }
+            };
+            if role == Role::User && injected_text(p.content) {
+                e.extra_mut().hints.push(("injected", Cow::Borrowed("1")));
+            }
+            (role, written)
+        }
+        "reasoning" => {
+            blocks.thinking = 1;
+            (Role::Assistant, Cow::Borrowed("assistant"))
+        }
+        "function_call" | "custom_tool_call" | "local_shell_call" => {
+            blocks.tool_call = 1;
+            let name = p
+                .name
+                .map(|s| s.0)
+                .or_else(|| (sub.as_deref() == Some("local_shell_call")).then_some(Cow::Borrowed("local_shell")));
+            let id =
+                call_id.or_else(|| p.id.and_then(|v| v.get().strip_prefix('"')?.strip_suffix('"')).map(Cow::Borrowed));
+            tool_calls.push(ToolCall { id, name });
+            (Role::Assistant, Cow::Borrowed("assistant"))
+        }
+        "web_search_call" => {
+            // Run by the provider: no output item follows.
+            blocks.server_tool = 1;
+            (Role::Assistant, Cow::Borrowed("assistant"))
+        }
+        "compaction" | "compaction_summary" => {
+            blocks.server_compaction = 1;
+            (Role::Assistant, Cow::Borrowed("assistant"))
+        }
+        "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" => {
+            blocks.tool_result = 1;
+            let code = p.output.and_then(|o| exit_code(&output_text(o)));
+            tool_results.push(ToolResult {
+                call_id,
+                tool_name: None,
+                is_error: code.is_some_and(|c| c != 0),
+                offloaded_path: None,
+            });
+            (Role::ToolResult, Cow::Borrowed("tool"))
+        }
+        other => {
+            notes.push(unknown(
+                Code::UnknownKind,
+                n,
+                "response item type",
+                if other.is_empty() { "(none)" } else { other },
+            ));
+            e.kind = Kind::Unknown;
+            return e;
+        }
+    };
+    e.message = Some(Box::new(Message {
+        role,
+        role_name,
+        timestamp: None,
+        blocks,
+        tool_calls,
+        tool_results,
+        provider: None,
+        model: None,
+        usage: None,
+        stop_reason: None,
+        excluded: false,
+    }));
+    e
+}
+
+/// Count a message's content items (`input_text`, `output_text`, `input_image`, ...).
+fn count_content(content: Option<&RawValue>, blocks: &mut Blocks, n: u32, notes: &mut Vec<Finding>) {
+    #[derive(Deserialize)]
+    struct Item<'a> {
+        #[serde(borrow, rename = "type")]
+        ty: Option<Str<'a>>,
+    }
+    let Some(raw) = content else { return };
+    if raw.get().starts_with('"') {
+        blocks.text += 1;
+        return;
+    }
+    let Ok(items) = serde_json::from_str::<Vec<Item>>(raw.get()) else {
+        blocks.unknown += 1;
+        return;
+    };
+    for it in items {
+        match it.ty.as_ref().map(|t| t.0.as_ref()).unwrap_or("") {
+            "input_text" | "output_text" | "text" | "refusal" => blocks.text += 1,
+            "input_image" | "image" => blocks.image += 1,
+            other => {
+                blocks.unknown += 1;
+                notes.push(unknown(Code::UnknownBlock, n, "content item type", other));
+            }
+        }
+    }
+}
+
+/// Whether a user item's first text starts like context the agent injects.
+fn injected_text(content: Option<&RawValue>) -> bool {
+    let Some(raw) = content else { return false };
+    let Ok(v) = serde_json::from_str::<Value>(raw.get()) else { return false };
+    first_text_of(&v).is_some_and(|t| {
+        let t = t.trim_start();
+        INJECTED.iter().any(|p| t.starts_with(p))
+    })
+}
+
+fn first_text_of(v: &Value) -> Option<&str> {
+    match v {
+        Value::String(s) => Some(s),
+        Value::Array(items) => items.iter().find_map(|i| i.get("text").and_then(Value::as_str)),
+        _ => None,
+    }
+}
+
+/// A tool output's text: a JSON string decoded, anything else as its JSON text.
+fn output_text(raw: &RawValue) -> String {
+    match serde_json::from_str::<Value>(raw.get()) {
+        Ok(Value::String(s)) => s,
+        Ok(v) => first_text_of(&v).map(str::to_string).unwrap_or_else(|| v.to_string()),
+        Err(_) => String::new(),
+    }
+}
+
+/// The exit code a tool output records, if it records one: `metadata.exit_code` in an output
+/// that is itself JSON (`custom_tool_call_output`, older `function_call_output`), else the
+/// `Process exited with code N` / `Exit code: N` line of a shell output. Nothing else is an
+/// error signal: Codex writes no error flag.
+pub fn exit_code(text: &str) -> Option<i64> {
+    if text.trim_start().starts_with('{') {
+        if let Ok(v) = serde_json::from_str::<Value>(text) {
+            if let Some(c) = v.pointer("/metadata/exit_code").and_then(Value::as_i64) {
+                return Some(c);
+            }
+        }
+    }
+    for marker in ["Process exited with code ", "Exit code: "] {
+        if let Some(at) = text.find(marker) {
+            let rest = &text[at + marker.len()..];
+            let end = rest.find(|c: char| !(c.is_ascii_digit() || c == '-')).unwrap_or(rest.len());
+            if let Ok(c) = rest[..end].parse() {
+                return Some(c);
+            }
+        }
+    }
+    None
+}
+
+/// `compacted{message, replacement_history?}`: nothing before it is kept; what the model is
+/// sent after it is the summary text: `message`, then each replacement item as text.
+fn compacted<'a>(p: RawPayload<'a>, line: &Line, ts: Option<i64>) -> Entry<'a> {
+    let mut e = entry(line, ts, Kind::Compaction, Cow::Borrowed("compacted"), synthetic_id(line.number));
+    e.extra_mut().synthetic_id = true;
+    let message = p.message.and_then(|m| serde_json::from_str::<Value>(m.get()).ok());
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(m) = message.as_ref().and_then(Value::as_str).filter(|m| !m.trim().is_empty()) {
+        parts.push(m.to_string());
+    }
+    if let Some(Ok(Value::Array(items))) = p.replacement_history.map(|r| serde_json::from_str::<Value>(r.get())) {
+        for it in &items {
+            if let Some(t) = replacement_text(it) {
+                parts.push(t);
+            }
+        }
+    }
+    e.compaction = Some(Box::new(Compaction {
+        summary: (!parts.is_empty()).then(|| Text::Plain(Cow::Owned(parts.join("\n\n")))),
+        ..Compaction::default()
+    }));
+    e
+}
+
+/// One replacement history item as `[role] text` (messages) or `[type]` (anything else).
+fn replacement_text(it: &Value) -> Option<String> {
+    let ty = it.get("type").and_then(Value::as_str).unwrap_or("?");
+    if ty != "message" {
+        return Some(format!("[{ty}]"));
+    }
+    let role = it.get("role").and_then(Value::as_str).unwrap_or("?");
+    let texts: Vec<&str> = match it.get("content") {
+        Some(Value::Array(c)) => c.iter().filter_map(|b| b.get("text").and_then(Value::as_str)).collect(),
+        Some(Value::String(s)) => vec![s.as_str()],
+        _ => Vec::new(),
+    };
+    Some(format!("[{role}] {}", texts.join("\n")))
+}
+
+/// An entry's content in the neutral vocabulary, from the payloads of its line(s).
+pub fn content(_: &Entry<'_>, lines: &[Value]) -> content::Content {
+    let mut blocks = Vec::new();
+    for l in lines {
+        let Some(p) = l.get("payload") else { continue };
+        item_blocks(p, &mut blocks);
+    }
+    content::Content { blocks, error: None }
+}
+
+fn item_blocks(p: &Value, out: &mut Vec<Block>) {
+    let ty = p.get("type").and_then(Value::as_str).unwrap_or("");
+    let s = |k: &str| p.get(k).and_then(Value::as_str).map(str::to_string);
+    match ty {
+        "message" => out.extend(items(p.get("content").unwrap_or(&Value::Null))),
+        "reasoning" => {
+            let mut text = Vec::new();
+            for k in ["summary", "content"] {
+                if let Some(Value::Array(parts)) = p.get(k) {
+                    text.extend(parts.iter().filter_map(|x| x.get("text").and_then(Value::as_str)));
+                }
+            }
+            let redacted = text.is_empty() && p.get("encrypted_content").is_some_and(|v| !v.is_null());
+            out.push(Block::Thinking { text: text.join("\n\n"), redacted });
+        }
+        "function_call" => {
+            let raw = p.get("arguments");
+            // `arguments` is a JSON document inside a string: parsed for display.
+            let arguments = match raw {
+                Some(Value::String(a)) => serde_json::from_str(a).unwrap_or_else(|_| Value::String(a.clone())),
+                Some(v) => v.clone(),
+                None => Value::Null,
+            };
+            out.push(Block::ToolCall { id: s("call_id"), name: s("name").unwrap_or_default(), arguments });
+        }
+        "custom_tool_call" => {
+            let input = p.get("input").cloned().unwrap_or(Value::Null);
+            let mut args = serde_json::Map::new();
+            args.insert("input".into(), input);
+            out.push(Block::ToolCall {
+                id: s("call_id"),
+                name: s("name").unwrap_or_default(),
+                arguments: Value::Object(args),
+            });
+        }
+        "local_shell_call" => out.push(Block::ToolCall {
+            id: s("call_id").or_else(|| s("id")),
+            name: "local_shell".into(),
+            arguments: p.get("action").cloned().unwrap_or(Value::Null),
+        }),
+        "web_search_call" => out.push(Block::ServerTool { provider: "openai".into(), block: p.clone() }),
+        "compaction" | "compaction_summary" => {
+            out.push(Block::ProviderCompaction { summary: None, encrypted: s("encrypted_content") })
+        }
+        "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" => {
+            let raw = p.get("output").unwrap_or(&Value::Null);
+            let text = match raw {
+                Value::String(t) => t.clone(),
+                other => first_text_of(other).map(str::to_string).unwrap_or_else(|| other.to_string()),
+            };
+            let code = exit_code(&text);
+            // A JSON output (`{"output": ..., "metadata": ...}`) shows its output text.
+            let shown = serde_json::from_str::<Value>(&text)
+                .ok()
+                .and_then(|v| v.get("output").and_then(Value::as_str).map(str::to_string));
+            let body = match (raw, shown) {
+                (Value::Array(_), _) => items(raw),
+                (_, Some(t)) => vec![Block::Text(t)],
+                _ => vec![Block::Text(text)],
+            };
+            out.push(Block::ToolResult(content::ToolResult {
+                call_id: s("call_id"),
+                tool_name: None,
+                is_error: code.is_some_and(|c| c != 0),
+                content: body,
+                offloaded_path: None,
+            }));
+        }
+        other => out.push(Block::Unknown { type_name: other.to_string(), raw: p.clone() }),
+    }
+}
+
+/// A message's content items.
+fn items(content: &Value) -> Vec<Block> {
+    let Value::Array(list) = content else {
+        return match content {
+            Value::String(s) => vec![Block::Text(s.clone())],
+            _ => Vec::new(),
+        };
+    };
+    list.iter()
+        .map(|b| {
+            let ty = b.get("type").and_then(Value::as_str).unwrap_or("");
+            match ty {
+                "input_text" | "output_text" | "text" | "refusal" => Block::Text(
+                    b.get("text").or_else(|| b.get("refusal")).and_then(Value::as_str).unwrap_or("").to_string(),
+                ),
+                "input_image" | "image" => match b.get("image_url").and_then(Value::as_str) {
+                    Some(url) => match url.strip_prefix("data:").and_then(|r| r.split_once(";base64,")) {
+                        Some((mime, data)) => Block::Image(Image::Inline { mime: mime.into(), data: data.into() }),
+                        None => Block::Image(Image::Url(url.to_string())),
+                    },
+                    None => Block::Unknown { type_name: ty.to_string(), raw: b.clone() },
+                },
+                _ => Block::Unknown { type_name: ty.to_string(), raw: b.clone() },
+            }
+        })
+        .collect()
+}
+
+/// Cumulative or per-request token figures: input (cached included), cached, output, total.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Figures([u64; 4]);
+
+impl Figures {
+    fn parse(s: &str) -> Option<Figures> {
+        let mut it = s.split(' ').map(|x| x.parse::<u64>());
+        Some(Figures([it.next()?.ok()?, it.next()?.ok()?, it.next()?.ok()?, it.next()?.ok()?]))
+    }
+
+    fn usage(self) -> Usage {
+        let [input, cached, output, total] = self.0;
+        Usage {
+            input: input.saturating_sub(cached),
+            output,
+            cache_read: cached,
+            cache_write: 0,
+            total: Some(total),
+            cost: None,
+        }
+    }
+}
+
+/// What the fold knows while it walks the file.
+#[derive(Default)]
+struct Walk {
+    /// The entry the next one attaches to.
+    attach: Option<usize>,
+    /// The open request: its entry, while assistant items may still join it.
+    open: Option<usize>,
+    /// The request whose usage the next changed `token_count` settles (the open one, or the
+    /// last one closed by a history item before its counter arrived).
+    pending: Option<usize>,
+    model: Option<String>,
+    provider: Option<String>,
+    total: Option<Figures>,
+    /// Typed prompts on the current branch, oldest first (for rollbacks).
+    turns: Vec<usize>,
+    /// User items since the last typed prompt was placed (the echo names the last one).
+    users: Vec<usize>,
+}
+
+/// The file-level pass: metadata lines to the header, usage and typed prompts; entries
+/// chained, assistant items merged per request; rollbacks turned into branches.
+fn fold(d: &mut Decoded<'_>) {
+    let entries = std::mem::take(&mut d.entries);
+    let mut out: Vec<Entry<'_>> = Vec::with_capacity(entries.len());
+    let mut w = Walk::default();
+    let mut header: Option<Header<'_>> = None;
+    let mut saw_user_event = false;
+    let mut first_counter: Option<(Figures, Figures, u32)> = None;
+    let mut fork: Option<String> = None;
+    for e in entries {
+        let Some(what) = e.hint(META).map(|h| h.to_string()) else {
+            place(&mut out, &mut w, e);
+            continue;
+        };
+        let hint = |k: &str| e.hint(k).map(|v| v.to_string());
+        match what.as_str() {
+            "session_meta" if header.is_none() => {
+                fork = hint("fork");
+                w.provider = hint("provider");
+                header = Some(Header {
+                    line: e.line,
+                    span: e.span.clone(),
+                    id: hint("id").map(Cow::Owned),
+                    title: None,
+                    cwd: hint("cwd").map(Cow::Owned),
+                    created: hint("created").and_then(|c| c.parse().ok()).or(e.timestamp),
+                    version: None,
+                    origin: hint("fork").map(Cow::Owned),
+                });
+            }
+            "turn_context" => {
+                if let Some(m) = hint("model") {
+                    w.model = Some(m);
+                }
+                w.open = None;
+            }
+            _ => {}
+        }
+        if let (Some(t), Some(l)) =
+            (hint("total").and_then(|t| Figures::parse(&t)), hint("last").and_then(|t| Figures::parse(&t)))
+        {
+            first_counter.get_or_insert((t, l, e.line));
+            if w.total != Some(t) {
+                // A decreasing counter starts a new segment (a restarted counter): its
+                // figures are still this request's, read from `last` like any other.
+                w.total = Some(t);
+                if !settle(&mut out, &mut w, e, l) {
+                    d.others += 1;
+                }
+                continue;
+            }
+        }
+        d.others += 1;
+        if let Some(raw) = hint("user_message") {
+            saw_user_event = true;
+            if let Some(&u) = w.users.last() {
+                mark_typed(&mut out[u]);
+                w.turns.push(u);
+            }
+            w.users.clear();
+            if let Some(h) = header.as_mut().filter(|h| h.title.is_none()) {
+                if raw.starts_with('"') && raw.len() > 2 {
+                    h.title = Some(Text::Plain(Cow::Owned(crate::model::unescape_json_str(&raw, usize::MAX).0)));
+                }
+            }
+        }
+        if let Some(n) = hint("rollback").and_then(|n| n.parse::<usize>().ok()) {
+            if n > 0 && n <= w.turns.len() {
+                let first_dropped = w.turns[w.turns.len() - n];
+                w.turns.truncate(w.turns.len() - n);
+                w.attach = parent_pos(&out, first_dropped);
+            } else if n > 0 {
+                d.findings.push(Finding::new(
+                    Code::InvalidField,
+                    Some(e.line),
+                    format!("rollback of {n} turns, but only {} typed turns precede it", w.turns.len()),
+                ));
+            }
+            w.open = None;
+            w.pending = None;
+            w.users.clear();
+        }
+        if hint("aborted").is_some() {
+            let turn_start = w.turns.last().copied().unwrap_or(0);
+            if let Some(a) = last_assistant(&out, w.attach, turn_start) {
+                if let Some(m) = out[a].message.as_mut() {
+                    m.stop_reason = Some(Cow::Borrowed("aborted"));
+                }
+            }
+        }
+    }
+    // Files without user_message events: the known injected prefixes decide.
+    for e in out.iter_mut() {
+        let injected = match saw_user_event {
+            true => e.hint("typed").is_none(),
+            false => e.hint("injected").is_some(),
+        };
+        if let Some(m) = e.message.as_mut().filter(|m| m.role == Role::User && injected) {
+            m.role = Role::System;
+        }
+    }
+    if let Some((t, l, line)) = first_counter {
+        if t != l {
+            let why = match &fork {
+                Some(p) => format!("forked from {p}: "),
+                None => String::new(),
+            };
+            d.findings.push(Finding::new(
+                Code::InheritedUsage,
+                Some(line),
+                format!(
+                    "{why}the first token counter ({} tokens) is not a fresh one ({} in its own request): includes inherited usage, parent not found",
+                    t.0[3], l.0[3]
+                ),
+            ));
+        }
+    }
+    name_results(&mut out);
+    d.header = header;
+    d.entries = out;
+}
+
+/// Place a history entry: merge it into the open request, or chain it after the last entry.
+fn place<'a>(out: &mut Vec<Entry<'a>>, w: &mut Walk, mut e: Entry<'a>) {
+    let assistant = e.message.as_ref().is_some_and(|m| m.role == Role::Assistant);
+    if assistant {
+        if let Some(o) = w.open {
+            merge(&mut out[o], e);
+            return;
+        }
+    }
+    e.parent = w.attach.map(|a| out[a].id.clone());
+    let ix = out.len();
+    if e.message.as_ref().is_some_and(|m| m.role == Role::User) {
+        w.users.push(ix);
+    }
+    out.push(e);
+    w.attach = Some(ix);
+    if assistant {
+        w.open = Some(ix);
+        w.pending = Some(ix);
+    } else {
+        w.open = None;
+    }
+}
+
+/// Add one more assistant item to a request's entry.
+fn merge<'a>(into: &mut Entry<'a>, e: Entry<'a>) {
+    let span = e.span.clone();
+    let Some(m) = e.message else { return };
+    if let Some(t) = into.message.as_mut() {
+        let (a, b) = (&mut t.blocks, m.blocks);
+        a.text += b.text;
+        a.thinking += b.thinking;
+        a.image += b.image;
+        a.tool_call += b.tool_call;
+        a.tool_result += b.tool_result;
+        a.server_compaction += b.server_compaction;
+        a.server_tool += b.server_tool;
+        a.unknown += b.unknown;
+        t.tool_calls.extend(m.tool_calls);
+    }
+    into.extra_mut().more_spans.push(span);
+}
+
+/// A changed counter ends a request: its usage goes on the request's entry, or, when the
+/// request left no history item of its own, on the counter's line kept as an empty entry.
+/// Returns whether the counter's line became an entry.
+fn settle<'a>(out: &mut Vec<Entry<'a>>, w: &mut Walk, mut counter: Entry<'a>, last: Figures) -> bool {
+    let usage = last.usage();
+    let target = w.pending.filter(|&p| out[p].message.as_ref().is_some_and(|m| m.usage.is_none()));
+    let kept = target.is_none();
+    let ix = match target {
+        Some(p) => p,
+        None => {
+            let n = counter.line;
+            counter.id = synthetic_id(n);
+            counter.kind = Kind::Message;
+            counter.kind_name = Cow::Borrowed("token_count");
+            counter.parent = w.attach.map(|a| out[a].id.clone());
+            let extra = counter.extra_mut();
+            extra.hints.clear();
+            extra.synthetic_id = true;
+            counter.message = Some(Box::new(Message {
+                role: Role::Assistant,
+                role_name: Cow::Borrowed("assistant"),
+                timestamp: None,
+                blocks: Blocks::default(),
+                tool_calls: Vec::new(),
+                tool_results: Vec::new(),
+                provider: None,
+                model: None,
+                usage: None,
+                stop_reason: None,
+                excluded: false,
+            }));
+            out.push(counter);
+            w.attach = Some(out.len() - 1);
+            out.len() - 1
+        }
+    };
+    if let Some(m) = out[ix].message.as_mut() {
+        m.usage = Some(usage);
+        m.model = w.model.clone().map(Cow::Owned);
+        m.provider = w.provider.clone().map(Cow::Owned);
+    }
+    w.open = None;
+    w.pending = None;
+    kept
+}
+
+fn mark_typed(e: &mut Entry<'_>) {
+    e.extra_mut().hints.push(("typed", Cow::Borrowed("1")));
+}
+
+/// The position of an entry's parent.
+fn parent_pos(out: &[Entry<'_>], ix: usize) -> Option<usize> {
+    let p = out[ix].parent.as_ref()?;
+    out[..ix].iter().rposition(|e| &e.id == p)
+}
+
+/// The latest assistant entry on the current branch at or after `from`.
+fn last_assistant(out: &[Entry<'_>], mut at: Option<usize>, from: usize) -> Option<usize> {
+    while let Some(i) = at {
+        if i < from {
+            return None;
+        }
+        if out[i].message.as_ref().is_some_and(|m| m.role == Role::Assistant) {
+            return Some(i);
+        }
+        at = parent_pos(out, i);
+    }
+    None
+}
+
+/// Tool outputs name no tool: take the name from the call with the same id.
+fn name_results(out: &mut [Entry<'_>]) {
+    let mut names: HashMap<String, Cow<'_, str>> = HashMap::new();
+    for e in out.iter() {
+        for c in e.message.iter().flat_map(|m| &m.tool_calls) {
+            if let (Some(id), Some(n)) = (&c.id, &c.name) {
+                names.insert(id.to_string(), Cow::Owned(n.to_string()));
+            }
+        }
+    }
+    for e in out.iter_mut() {
+        for r in e.message.iter_mut().flat_map(|m| m.tool_results.iter_mut()) {
+            if r.tool_name.is_none() {
+                r.tool_name = r.call_id.as_ref().and_then(|id| names.get(id.as_ref())).cloned();
+            }
+        }
+    }
+}
+
+/// Whether a line has the Codex envelope: `timestamp`, `type` (a section 3.2 type) and
+/// `payload`, with or without `ordinal`.
+pub fn sniff(b: &[u8]) -> bool {
+    #[derive(Deserialize)]
+    struct Probe<'a> {
+        #[serde(borrow, rename = "type")]
+        ty: Option<Str<'a>>,
+        timestamp: Option<serde::de::IgnoredAny>,
+        payload: Option<serde::de::IgnoredAny>,
+    }
+    let Ok(p) = serde_json::from_slice::<Probe>(b) else { return false };
+    p.timestamp.is_some() && p.payload.is_some() && p.ty.is_some_and(|t| TYPES.contains(&t.0.as_ref()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_only_when_recorded() {
+        assert_eq!(exit_code("Chunk ID: x\nProcess exited with code 2\nOutput:\n"), Some(2));
+        assert_eq!(exit_code(r#"{"output":"ok","metadata":{"exit_code":0,"duration_seconds":0.0}}"#), Some(0));
+        assert_eq!(exit_code("Exit code: 127\nWall time: 1s"), Some(127));
+        assert_eq!(exit_code("plain output, no code"), None);
+    }
+
+    #[test]
+    fn sniffs_the_envelope_with_a_known_type() {
+        assert!(sniff(br#"{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{}}"#));
+        assert!(sniff(br#"{"ordinal":3,"timestamp":"2026-01-01T00:00:00Z","type":"event_msg","payload":{}}"#));
+        assert!(!sniff(br#"{"timestamp":"2026-01-01T00:00:00Z","type":"session","payload":{}}"#));
+        assert!(!sniff(br#"{"type":"response_item","payload":{}}"#));
+    }
+}
