@@ -51,6 +51,7 @@ pub enum InputFormat {
     Arcturn,
     Crab,
     Pi,
+    Claude,
 }
 
 impl From<InputFormat> for Format {
@@ -59,6 +60,7 @@ impl From<InputFormat> for Format {
             InputFormat::Arcturn => Format::Arcturn,
             InputFormat::Crab => Format::Crab,
             InputFormat::Pi => Format::Pi,
+            InputFormat::Claude => Format::Claude,
         }
     }
 }

@@ -17,6 +17,7 @@ pub enum Format {
     Arcturn,
     Crab,
     Pi,
+    Claude,
 }
 
 impl Format {
@@ -25,6 +26,7 @@ impl Format {
             Format::Arcturn => "arcturn",
             Format::Crab => "crab",
             Format::Pi => "pi",
+            Format::Claude => "claude",
         }
     }
 }
