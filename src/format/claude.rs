@@ -317,7 +317,11 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
             let assistant = ty == "assistant";
             let only_results = c.blocks.tool_result > 0 && c.blocks.text == 0 && c.blocks.image == 0;
             let meta = raw.is_meta == Some(true);
+            let model = cow(m.model);
+            let synthetic = model.as_deref() == Some(SYNTHETIC_MODEL);
             let (role, role_name) = match () {
+                // Made up by Claude Code (an API error, an interruption): no model call.
+                _ if assistant && synthetic => (Role::Other, "synthetic"),
                 _ if assistant => (Role::Assistant, "assistant"),
                 _ if only_results => (Role::ToolResult, "toolResult"),
                 // Context Claude Code injected (command output, reminders): sent to the
@@ -341,8 +345,6 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
                     hints.push((AGENT, agent));
                 }
             }
-            let model = cow(m.model);
-            let synthetic = model.as_deref() == Some(SYNTHETIC_MODEL);
             if assistant && !synthetic {
                 if let Some(id) = &m.id {
                     let key = match &raw.request_id {
@@ -582,6 +584,12 @@ fn fold(d: &mut Decoded<'_>) {
             p = None;
         }
         e.parent = p;
+        // Claude Code keeps nothing between the boundary and what it summarized: the context
+        // after it is the summary, then what follows. Naming the summarized entry (its
+        // parent) says exactly that.
+        if let Some(c) = e.compaction.as_mut() {
+            c.up_to = e.parent.clone();
+        }
     }
     d.entries = keep.into_iter().flatten().collect();
     let title = custom_title
