@@ -505,12 +505,11 @@ fn fold(d: &mut Decoded<'_>) {
                     keep.push(None);
                     continue;
                 }
-                // A sidechain repeating a main-chain response: the main copy is the call.
-                if sidechain {
-                    if let Some(m) = e.message.as_mut() {
-                        m.usage = None;
-                    }
-                }
+                // A copy of a response of the other chain (a sidechain repeating a main-chain
+                // message): the first copy is the call; this one is no entry of its own.
+                redirect.insert(id_text, e.parent.take());
+                keep.push(None);
+                continue;
             } else {
                 calls.insert(key, keep.len());
             }
