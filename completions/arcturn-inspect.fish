@@ -28,7 +28,8 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l color -
 always\t''
 never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
-crab\t''"
+crab\t''
+claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -s q -l quiet -d 'No warnings on stderr'
@@ -52,7 +53,8 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l
 always\t''
 never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
-crab\t''"
+crab\t''
+claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -s q -l quiet -d 'No warnings on stderr'
@@ -62,7 +64,8 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l
 always\t''
 never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
-crab\t''"
+crab\t''
+claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -s q -l quiet -d 'No warnings on stderr'
@@ -72,7 +75,8 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" 
 always\t''
 never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
-crab\t''"
+crab\t''
+claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -s q -l quiet -d 'No warnings on stderr'
@@ -82,7 +86,8 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l
 always\t''
 never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
-crab\t''"
+crab\t''
+claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -s q -l quiet -d 'No warnings on stderr'
@@ -92,7 +97,8 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -
 always\t''
 never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
-crab\t''"
+crab\t''
+claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -s q -l quiet -d 'No warnings on stderr'
@@ -108,7 +114,8 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -
 always\t''
 never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
-crab\t''"
+crab\t''
+claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s r -l raw-output -d 'Write strings without quotes or escapes (raw text)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s j -l join-output -d 'Like -r, and no newline after each output'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s c -l compact-output -d 'One line per output instead of indented JSON'
@@ -127,7 +134,8 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context"
 always\t''
 never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
-crab\t''"
+crab\t''
+claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -s q -l quiet -d 'No warnings on stderr'
@@ -138,7 +146,8 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" 
 always\t''
 never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
-crab\t''"
+crab\t''
+claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l html -d 'Write one self-contained HTML file instead of Markdown'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -s O -l auto-name -d 'Write arcturn-session-<yyyy-MM-dd-HHmm>.md (or .html) in the current directory, named from the session\'s creation time (UTC)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l force -d 'Overwrite the file -O names when it already exists'
@@ -155,7 +164,8 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -
 always\t''
 never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
-crab\t''"
+crab\t''
+claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l errors -d 'Only runs that have a failing span'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
@@ -171,7 +181,8 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -
 always\t''
 never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
-crab\t''"
+crab\t''
+claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -s q -l quiet -d 'No warnings on stderr'
@@ -185,7 +196,8 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions
 always\t''
 never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
-crab\t''"
+crab\t''
+claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -s q -l quiet -d 'No warnings on stderr'

@@ -249,6 +249,8 @@ fn compaction_is_one_entry_and_context_starts_from_its_summary() {
     assert!(!body.contains("default of 0"), "what was summarized is not sent again: {sent}");
     assert_eq!(usage(&stats(f)), (2, 11, 120, 24_000, 3_500));
     assert_eq!(run(&["check", f]).code, 0);
+    let human = run(&["stats", f]).stdout;
+    assert!(human.contains("1 compaction: 21,055 → ? tokens"), "unknown after is never 0: {human}");
 }
 
 #[test]

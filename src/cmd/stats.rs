@@ -341,7 +341,12 @@ fn single(s: &SessionStats, p: &Palette, w: usize, out: &mut dyn Write) -> io::R
     writeln!(out, "{}  {}", p.bold(sanitize::inline(&s.file)), p.dim(head.join(" · ")))?;
     writeln!(out)?;
 
-    title(out, p, "Tokens", "file: every entry of every branch · branch: the path to the latest entry · context: what the model is sent at the tip")?;
+    let scopes = if s.subagents.is_some() {
+        "file: every entry of every branch · branch: the path to the latest entry · session: the file and its sub-agent files · context: what the model is sent at the tip"
+    } else {
+        "file: every entry of every branch · branch: the path to the latest entry · context: what the model is sent at the tip"
+    };
+    title(out, p, "Tokens", scopes)?;
     let mut head: Vec<&str> = vec!["scope"];
     head.extend(USAGE_HEAD);
     let mut t = table(w, &head);
