@@ -24,7 +24,9 @@ pub fn walk_jsonl(dir: &Path) -> (Vec<PathBuf>, Vec<(PathBuf, std::io::Error)>) 
             let Ok(ft) = ent.file_type() else { continue };
             if ft.is_dir() {
                 stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "jsonl") && (ft.is_file() || p.is_file()) && !is_child_session(&p)
+            } else if p.extension().is_some_and(|x| x == "jsonl")
+                && (ft.is_file() || p.is_file())
+                && !is_child_session(&p)
             {
                 files.push(p);
             }

@@ -218,7 +218,8 @@ fn split_response_is_one_entry_with_one_usage() {
     assert_eq!(run0["spans"][1]["tool"], "Bash", "a result is named after its call");
     // The export reads every line of the merged response, in file order.
     let md = run(&["export", "--thinking", f]).stdout;
-    let (a, b, c) = (md.find("Look at the test output"), md.find("Let me run the tests"), md.find("mix test test/cart"));
+    let (a, b, c) =
+        (md.find("Look at the test output"), md.find("Let me run the tests"), md.find("mix test test/cart"));
     assert!(a.is_some() && a < b && b < c, "{md}");
 }
 

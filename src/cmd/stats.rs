@@ -14,16 +14,16 @@ use serde::Serialize;
 
 use super::{io_err, Ctx, Outcome};
 use crate::cli::{StatsArgs, StatsBy};
-use crate::error::{Error, Result};
-use crate::render::{json, Palette};
 use crate::discover;
+use crate::error::{Error, Result};
 use crate::format::claude;
+use crate::render::{json, Palette};
 use crate::sanitize;
 use crate::session::Session;
-use std::path::Path;
 use crate::source::{ReadOptions, Source};
 use crate::stats::{ContextSource, SessionStats, Tokens, Total};
 use crate::time::{format_duration, format_minutes};
+use std::path::Path;
 
 /// With more files than this, files are read rather than mapped: a map per small file costs
 /// more in page-table work than it saves (ripgrep makes the same call).
@@ -118,7 +118,14 @@ fn load_one(ctx: &Ctx, f: &str, opts: ReadOptions, alone: bool) -> Loaded {
 /// Read the session's sub-agent files, if it has any, into its session scope. Their own
 /// findings are not repeated (their first lines name lines of the parent file); a sub-agent
 /// the session names but whose file is gone (Claude Code deletes old files) is said.
-fn subagents(ctx: &Ctx, f: &str, s: &Session<'_>, opts: ReadOptions, stats: &mut SessionStats, messages: &mut Vec<String>) {
+fn subagents(
+    ctx: &Ctx,
+    f: &str,
+    s: &Session<'_>,
+    opts: ReadOptions,
+    stats: &mut SessionStats,
+    messages: &mut Vec<String>,
+) {
     if f == "-" {
         return;
     }

@@ -105,8 +105,6 @@ struct RawLine<'a> {
     is_meta: Option<bool>,
     #[serde(rename = "isCompactSummary")]
     is_compact_summary: Option<bool>,
-    #[serde(rename = "isApiErrorMessage")]
-    is_api_error: Option<bool>,
     #[serde(borrow, rename = "sessionId")]
     session_id: Option<Str<'a>>,
     #[serde(borrow)]
@@ -240,16 +238,12 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
             compaction: None,
             state: None,
             label: None,
-            extra: Some(Box::new(crate::model::Extra {
-                synthetic_id: !has_links,
-                hints,
-                ..Default::default()
-            })),
+            extra: Some(Box::new(crate::model::Extra { synthetic_id: !has_links, hints, ..Default::default() })),
         };
         return Ok((Record::Entry(entry), notes));
     }
     let Some(uuid) = raw.uuid else {
-        return Err(Fail::finding(n, "a conversational line without `uuid`"));
+        return Err(missing(n, "a conversational line without `uuid`"));
     };
     let parent = match raw.parent_uuid {
         Some(p) => p.map(|p| Id::Str(p.0)),
@@ -305,7 +299,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         }
         _ => {
             let Some(m) = raw.message else {
-                return Err(Fail::finding(n, format!("a `{ty}` line without `message`")));
+                return Err(missing(n, format!("a `{ty}` line without `message`")));
             };
             let c = match m.content {
                 Some(c) => parse_content(c, effort)?,
@@ -354,7 +348,6 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
                     hints.push((CALL, key));
                 }
             }
-            let _ = raw.is_api_error;
             Some(Message {
                 role,
                 role_name: Cow::Borrowed(role_name),
@@ -388,10 +381,9 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
     Ok((Record::Entry(entry), notes))
 }
 
-impl Fail {
-    fn finding(n: u32, msg: impl Into<String>) -> Fail {
-        Fail::Finding(Finding::at(Code::MissingField, n, None, msg))
-    }
+/// A line that cannot be an entry for want of a field.
+fn missing(n: u32, msg: impl Into<String>) -> Fail {
+    Fail::Finding(Finding::at(Code::MissingField, n, None, msg))
 }
 
 fn parse_content<'a>(c: &'a RawValue, effort: Effort) -> std::result::Result<Content<'a>, Fail> {
@@ -592,10 +584,14 @@ fn fold(d: &mut Decoded<'_>) {
     }
     d.entries = keep.into_iter().flatten().collect();
     let title = custom_title
-        .map(|t| Text::Plain(t))
+        .map(Text::Plain)
         .or_else(|| ai_title.map(Text::Plain))
         .or_else(|| {
-            summaries.into_iter().rev().find(|(_, leaf)| all_ids.contains(leaf.as_ref())).map(|(s, _)| Text::Json(leak_borrow(&s)))
+            summaries
+                .into_iter()
+                .rev()
+                .find(|(_, leaf)| all_ids.contains(leaf.as_ref()))
+                .map(|(s, _)| Text::Json(leak_borrow(&s)))
         })
         .or(prompt_title);
     if d.header.is_none() && (session.is_some() || !d.entries.is_empty()) {
