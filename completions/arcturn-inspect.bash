@@ -106,7 +106,7 @@ _arcturn__inspect() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "arcturn crab claude" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "arcturn crab pi claude" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -128,7 +128,7 @@ _arcturn__inspect() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "arcturn crab claude" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "arcturn crab pi claude" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -150,7 +150,7 @@ _arcturn__inspect() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "arcturn crab claude" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "arcturn crab pi claude" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -180,7 +180,7 @@ _arcturn__inspect() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "arcturn crab claude" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "arcturn crab pi claude" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -384,7 +384,7 @@ _arcturn__inspect() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "arcturn crab claude" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "arcturn crab pi claude" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -406,7 +406,7 @@ _arcturn__inspect() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "arcturn crab claude" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "arcturn crab pi claude" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -456,7 +456,7 @@ _arcturn__inspect() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "arcturn crab claude" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "arcturn crab pi claude" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -490,7 +490,7 @@ _arcturn__inspect() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "arcturn crab claude" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "arcturn crab pi claude" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -512,7 +512,7 @@ _arcturn__inspect() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "arcturn crab claude" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "arcturn crab pi claude" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -546,7 +546,7 @@ _arcturn__inspect() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "arcturn crab claude" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "arcturn crab pi claude" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -576,7 +576,7 @@ _arcturn__inspect() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "arcturn crab claude" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "arcturn crab pi claude" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -602,7 +602,7 @@ _arcturn__inspect() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "arcturn crab claude" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "arcturn crab pi claude" -- "${cur}"))
                     return 0
                     ;;
                 *)

@@ -29,6 +29,7 @@ always\t''
 never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
+pi\t''
 claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
@@ -54,6 +55,7 @@ always\t''
 never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
+pi\t''
 claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
@@ -65,6 +67,7 @@ always\t''
 never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
+pi\t''
 claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
@@ -76,6 +79,7 @@ always\t''
 never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
+pi\t''
 claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
@@ -87,6 +91,7 @@ always\t''
 never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
+pi\t''
 claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
@@ -98,6 +103,7 @@ always\t''
 never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
+pi\t''
 claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
@@ -115,6 +121,7 @@ always\t''
 never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
+pi\t''
 claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s r -l raw-output -d 'Write strings without quotes or escapes (raw text)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s j -l join-output -d 'Like -r, and no newline after each output'
@@ -135,6 +142,7 @@ always\t''
 never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
+pi\t''
 claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
@@ -147,6 +155,7 @@ always\t''
 never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
+pi\t''
 claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l html -d 'Write one self-contained HTML file instead of Markdown'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -s O -l auto-name -d 'Write arcturn-session-<yyyy-MM-dd-HHmm>.md (or .html) in the current directory, named from the session\'s creation time (UTC)'
@@ -165,6 +174,7 @@ always\t''
 never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
+pi\t''
 claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l errors -d 'Only runs that have a failing span'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
@@ -182,6 +192,7 @@ always\t''
 never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
+pi\t''
 claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
@@ -197,6 +208,7 @@ always\t''
 never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
+pi\t''
 claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
