@@ -77,6 +77,10 @@ pub fn sniff(b: &[u8]) -> bool {
         #[serde(rename = "sessionId")]
         session: Option<serde::de::IgnoredAny>,
     }
+    // Only an object: serde would also fill the probe's fields from an array's elements.
+    if b.iter().find(|c| !c.is_ascii_whitespace()) != Some(&b'{') {
+        return false;
+    }
     let Ok(p) = serde_json::from_slice::<Probe>(b) else { return false };
     let ty = p.ty.as_ref().map(|t| t.0.as_ref());
     (p.uuid.is_some() && p.parent && p.session.is_some())
@@ -700,4 +704,18 @@ pub fn content(_: &Entry<'_>, lines: &[Value]) -> content::Content {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_object_carries_the_signature() {
+        assert!(sniff(br#"{"uuid":"u","parentUuid":null,"sessionId":"s","type":"user"}"#));
+        assert!(sniff(br#"{"type":"file-history-snapshot","messageId":"m"}"#));
+        // An array fills a derived probe field by field: `[null, 1, "1", {}]` is no signature.
+        assert!(!sniff(br#"[null, 1, "1", {}]"#));
+        assert!(!sniff(br#"{"uuid":"u","sessionId":"s"}"#), "parentUuid must be there, even null");
+    }
 }
