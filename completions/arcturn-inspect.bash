@@ -106,7 +106,7 @@ _arcturn__inspect() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "arcturn crab pi codex" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "arcturn crab pi codex claude" -- "${cur}"))
                     return 0
                     ;;
                 --max-bytes)
@@ -132,7 +132,7 @@ _arcturn__inspect() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "arcturn crab pi codex" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "arcturn crab pi codex claude" -- "${cur}"))
                     return 0
                     ;;
                 --max-bytes)
@@ -158,7 +158,7 @@ _arcturn__inspect() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "arcturn crab pi codex" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "arcturn crab pi codex claude" -- "${cur}"))
                     return 0
                     ;;
                 --max-bytes)
@@ -192,7 +192,7 @@ _arcturn__inspect() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "arcturn crab pi codex" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "arcturn crab pi codex claude" -- "${cur}"))
                     return 0
                     ;;
                 --max-bytes)
@@ -400,7 +400,7 @@ _arcturn__inspect() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "arcturn crab pi codex" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "arcturn crab pi codex claude" -- "${cur}"))
                     return 0
                     ;;
                 --max-bytes)
@@ -426,7 +426,7 @@ _arcturn__inspect() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "arcturn crab pi codex" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "arcturn crab pi codex claude" -- "${cur}"))
                     return 0
                     ;;
                 --max-bytes)
@@ -480,7 +480,7 @@ _arcturn__inspect() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "arcturn crab pi codex" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "arcturn crab pi codex claude" -- "${cur}"))
                     return 0
                     ;;
                 --max-bytes)
@@ -518,7 +518,7 @@ _arcturn__inspect() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "arcturn crab pi codex" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "arcturn crab pi codex claude" -- "${cur}"))
                     return 0
                     ;;
                 --max-bytes)
@@ -544,7 +544,7 @@ _arcturn__inspect() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "arcturn crab pi codex" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "arcturn crab pi codex claude" -- "${cur}"))
                     return 0
                     ;;
                 --max-bytes)
@@ -582,7 +582,7 @@ _arcturn__inspect() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "arcturn crab pi codex" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "arcturn crab pi codex claude" -- "${cur}"))
                     return 0
                     ;;
                 --max-bytes)
@@ -616,7 +616,7 @@ _arcturn__inspect() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "arcturn crab pi codex" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "arcturn crab pi codex claude" -- "${cur}"))
                     return 0
                     ;;
                 --max-bytes)
@@ -646,7 +646,7 @@ _arcturn__inspect() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "arcturn crab pi codex" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "arcturn crab pi codex claude" -- "${cur}"))
                     return 0
                     ;;
                 --max-bytes)

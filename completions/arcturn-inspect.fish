@@ -30,7 +30,8 @@ never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
 pi\t''
-codex\t''"
+codex\t''
+claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
@@ -57,7 +58,8 @@ never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
 pi\t''
-codex\t''"
+codex\t''
+claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
@@ -70,7 +72,8 @@ never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
 pi\t''
-codex\t''"
+codex\t''
+claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
@@ -83,7 +86,8 @@ never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
 pi\t''
-codex\t''"
+codex\t''
+claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
@@ -96,7 +100,8 @@ never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
 pi\t''
-codex\t''"
+codex\t''
+claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
@@ -109,7 +114,8 @@ never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
 pi\t''
-codex\t''"
+codex\t''
+claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
@@ -128,7 +134,8 @@ never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
 pi\t''
-codex\t''"
+codex\t''
+claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s r -l raw-output -d 'Write strings without quotes or escapes (raw text)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s j -l join-output -d 'Like -r, and no newline after each output'
@@ -150,7 +157,8 @@ never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
 pi\t''
-codex\t''"
+codex\t''
+claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
@@ -164,7 +172,8 @@ never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
 pi\t''
-codex\t''"
+codex\t''
+claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l html -d 'Write one self-contained HTML file instead of Markdown'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -s O -l auto-name -d 'Write arcturn-session-<yyyy-MM-dd-HHmm>.md (or .html) in the current directory, named from the session\'s creation time (UTC)'
@@ -184,7 +193,8 @@ never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
 pi\t''
-codex\t''"
+codex\t''
+claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l errors -d 'Only runs that have a failing span'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
@@ -203,7 +213,8 @@ never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
 pi\t''
-codex\t''"
+codex\t''
+claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
@@ -220,7 +231,8 @@ never\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l input-format -d 'Skip format detection' -r -f -a "arcturn\t''
 crab\t''
 pi\t''
-codex\t''"
+codex\t''
+claude\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'

@@ -60,6 +60,7 @@ pub enum InputFormat {
     Crab,
     Pi,
     Codex,
+    Claude,
 }
 
 impl From<InputFormat> for Format {
@@ -69,6 +70,7 @@ impl From<InputFormat> for Format {
             InputFormat::Crab => Format::Crab,
             InputFormat::Pi => Format::Pi,
             InputFormat::Codex => Format::Codex,
+            InputFormat::Claude => Format::Claude,
         }
     }
 }

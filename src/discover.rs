@@ -25,7 +25,9 @@ pub fn walk_jsonl(dir: &Path) -> (Vec<PathBuf>, Vec<(PathBuf, std::io::Error)>) 
             let Ok(ft) = ent.file_type() else { continue };
             if ft.is_dir() {
                 stack.push(p);
-            } else if (p.extension().is_some_and(|x| x == "jsonl") || is_jsonl_zst(&p)) && (ft.is_file() || p.is_file())
+            } else if (p.extension().is_some_and(|x| x == "jsonl") || is_jsonl_zst(&p))
+                && (ft.is_file() || p.is_file())
+                && !is_child_session(&p)
             {
                 files.push(p);
             }
@@ -107,6 +109,32 @@ fn header_cwd(p: &Path) -> Option<String> {
     BufReader::new(f).take(1 << 20).read_until(b'\n', &mut first).ok()?;
     let v: serde_json::Value = serde_json::from_slice(&first).ok()?;
     v.get("cwd")?.as_str().map(str::to_string)
+}
+
+/// A Claude Code sub-agent file, `<session>/subagents/agent-<id>.jsonl`: part of its
+/// session, never a session of its own (FORMATS-REAL.md 2.1).
+pub fn is_child_session(p: &Path) -> bool {
+    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let dir = p.parent().and_then(|d| d.file_name()).and_then(|n| n.to_str());
+    name.starts_with("agent-") && name.ends_with(".jsonl") && dir == Some("subagents")
+}
+
+/// The sub-agent files of a session file (`<dir>/<stem>/subagents/agent-*.jsonl`), sorted,
+/// with the agent id each one names.
+pub fn child_sessions(session: &Path) -> Vec<(String, PathBuf)> {
+    let (Some(dir), Some(stem)) = (session.parent(), session.file_stem()) else { return Vec::new() };
+    let Ok(rd) = fs::read_dir(dir.join(stem).join("subagents")) else { return Vec::new() };
+    let mut out: Vec<(String, PathBuf)> = rd
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| is_child_session(p) && p.is_file())
+        .filter_map(|p| {
+            let id = p.file_stem()?.to_str()?.strip_prefix("agent-")?.to_string();
+            Some((id, p))
+        })
+        .collect();
+    out.sort();
+    out
 }
 
 #[cfg(all(test, unix))]

@@ -19,6 +19,7 @@ pub enum Format {
     Crab,
     Pi,
     Codex,
+    Claude,
 }
 
 impl Format {
@@ -28,6 +29,7 @@ impl Format {
             Format::Crab => "crab",
             Format::Pi => "pi",
             Format::Codex => "codex",
+            Format::Claude => "claude",
         }
     }
 }

@@ -277,6 +277,21 @@ pub struct Context {
     pub line: Option<u32>,
 }
 
+/// A session's sub-agents, read from their own files (Claude Code `subagents/`): separate
+/// model calls of the same session, counted once, here, and never as sessions of their own.
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct Subagents {
+    pub scope: &'static str,
+    /// Sub-agent files read.
+    pub files: u64,
+    /// Their usage: the sub-agents' share of the session.
+    pub usage: Tokens,
+    /// The `session` scope: the file's usage plus the sub-agents'.
+    pub session_usage: Tokens,
+    /// Sub-agents the session names (a `Task` result's agent id) whose file is not there.
+    pub missing: Vec<String>,
+}
+
 /// Everything `stats` reports about one session file.
 #[derive(Serialize, Clone, Debug)]
 pub struct SessionStats {
@@ -305,6 +320,9 @@ pub struct SessionStats {
     pub offloaded: u64,
     pub leaves: u64,
     pub max_depth: u64,
+    /// Sub-agent files of this session, when it has any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subagents: Option<Subagents>,
     /// Earliest and latest timestamps in the file (ISO 8601), and as epoch milliseconds.
     pub first: Option<String>,
     pub last: Option<String>,
@@ -467,6 +485,7 @@ impl SessionStats {
             offloaded,
             leaves,
             max_depth: if s.entries.is_empty() { 0 } else { u64::from(s.tree.max_depth()) },
+            subagents: None,
             first: acc.first.map(crate::time::format_iso),
             last: acc.last.map(crate::time::format_iso),
             first_ms: acc.first,
@@ -474,6 +493,20 @@ impl SessionStats {
         };
         sort_rows(&mut st.by_model, &mut st.tool_calls);
         st
+    }
+}
+
+impl SessionStats {
+    /// Count the session's sub-agent files (their file-scope usage each) in its session scope.
+    pub fn add_subagents(&mut self, children: &[SessionStats], missing: Vec<String>) {
+        let mut usage = Tokens::default();
+        for c in children {
+            usage.merge(&c.usage);
+        }
+        let mut session_usage = self.usage;
+        session_usage.merge(&usage);
+        self.subagents =
+            Some(Subagents { scope: "session", files: children.len() as u64, usage, session_usage, missing });
     }
 }
 
@@ -635,6 +668,8 @@ pub struct Total {
     pub usage: Tokens,
     /// Branch-scope usage summed over the sessions whose branch usage is known.
     pub branch_usage: Tokens,
+    /// Usage of the sessions' sub-agent files (not in `usage`, which is the files named).
+    pub subagent_usage: Tokens,
     pub by_model: Vec<ModelRow>,
     pub by_day: Vec<DayRow>,
     pub tool_calls: Vec<ToolRow>,
@@ -664,6 +699,9 @@ impl Total {
             t.usage.merge(&s.usage);
             if let Some(b) = &s.branch.usage {
                 t.branch_usage.merge(b);
+            }
+            if let Some(sa) = &s.subagents {
+                t.subagent_usage.merge(&sa.usage);
             }
             for m in &s.by_model {
                 match t.by_model.iter_mut().find(|r| r.provider == m.provider && r.model == m.model) {

@@ -19,14 +19,14 @@ use serde::de::IgnoredAny;
 use serde_json::Value;
 
 /// Every way a file can be read: detected, then forced to each format.
-const FORMATS: [Option<Format>; 5] =
-    [None, Some(Format::Arcturn), Some(Format::Crab), Some(Format::Pi), Some(Format::Codex)];
+const FORMATS: [Option<Format>; 6] =
+    [None, Some(Format::Arcturn), Some(Format::Crab), Some(Format::Pi), Some(Format::Claude), Some(Format::Codex)];
 
 /// A compile-time reminder: a new format must be added to [`FORMATS`].
 #[allow(dead_code)]
 fn every_format_is_fuzzed(f: Format) {
     match f {
-        Format::Arcturn | Format::Crab | Format::Pi | Format::Codex => {}
+        Format::Arcturn | Format::Crab | Format::Pi | Format::Claude | Format::Codex => {}
     }
 }
 

@@ -15,9 +15,12 @@ use serde::Serialize;
 
 use super::{io_err, Ctx, Outcome};
 use crate::cli::{StatsArgs, StatsBy};
+use crate::discover;
 use crate::error::{Error, Result};
+use crate::format::claude;
 use crate::render::{json, Palette};
 use crate::sanitize;
+use crate::session::Session;
 use crate::source::{ReadOptions, Source};
 use crate::stats::{ContextSource, SessionStats, Tokens, Total};
 use crate::time::{format_duration, format_minutes};
@@ -95,7 +98,8 @@ fn load_one(ctx: &Ctx, f: &Path, opts: ReadOptions, alone: bool) -> Loaded {
     match s {
         Ok(s) => {
             let damaged = s.damaged_lines() > 0;
-            let stats = SessionStats::of(&s);
+            let mut stats = SessionStats::of(&s);
+            subagents(ctx, f, &s, opts, &mut stats, &mut messages);
             if alone {
                 super::release(s);
             }
@@ -106,6 +110,52 @@ fn load_one(ctx: &Ctx, f: &Path, opts: ReadOptions, alone: bool) -> Loaded {
             Loaded { stats: None, messages, failed: true, damaged: false }
         }
     }
+}
+
+/// Read the session's sub-agent files, if it has any, into its session scope. Their own
+/// findings are not repeated (their first lines name lines of the parent file); a sub-agent
+/// the session names but whose file is gone (Claude Code deletes old files) is said.
+fn subagents(
+    ctx: &Ctx,
+    f: &Path,
+    s: &Session<'_>,
+    opts: ReadOptions,
+    stats: &mut SessionStats,
+    messages: &mut Vec<String>,
+) {
+    if f == Path::new("-") {
+        return;
+    }
+    let files = discover::child_sessions(f);
+    let mut named: Vec<String> =
+        s.entries.iter().filter_map(|e| e.hint(claude::AGENT)).map(|a| a.to_string()).collect();
+    named.sort();
+    named.dedup();
+    if files.is_empty() && named.is_empty() {
+        return;
+    }
+    let mut children = Vec::new();
+    for (_, p) in &files {
+        let loaded = Source::open(p, opts).and_then(|src| {
+            let c = Session::load(&src, ctx.format())?;
+            Ok(SessionStats::of(&c))
+        });
+        match loaded {
+            Ok(c) => children.push(c),
+            Err(e) => messages.push(error_line(&e)),
+        }
+    }
+    let missing: Vec<String> = named.into_iter().filter(|a| !files.iter().any(|(id, _)| id == a)).collect();
+    if !ctx.global.quiet {
+        for a in &missing {
+            messages.push(format!(
+                "{}: warning: sub-agent {} is named by a tool result but its file is not there (deleted?); its usage is not counted",
+                sanitize::inline(&f.to_string_lossy()),
+                sanitize::inline(a)
+            ));
+        }
+    }
+    stats.add_subagents(&children, missing);
 }
 
 fn error_line(e: &Error) -> String {
@@ -302,7 +352,12 @@ fn single(s: &SessionStats, p: &Palette, w: usize, out: &mut dyn Write) -> io::R
     }
     writeln!(out)?;
 
-    title(out, p, "Tokens", "file: every entry of every branch · branch: the path to the latest entry · context: what the model is sent at the tip")?;
+    let scopes = if s.subagents.is_some() {
+        "file: every entry of every branch · branch: the path to the latest entry · session: the file and its sub-agent files · context: what the model is sent at the tip"
+    } else {
+        "file: every entry of every branch · branch: the path to the latest entry · context: what the model is sent at the tip"
+    };
+    title(out, p, "Tokens", scopes)?;
     let mut head: Vec<&str> = vec!["scope"];
     head.extend(USAGE_HEAD);
     let mut t = table(w, &head);
@@ -315,6 +370,14 @@ fn single(s: &SessionStats, p: &Palette, w: usize, out: &mut dyn Write) -> io::R
         None => row.extend(["(not separable: crab records usage per run, and this file has branches)".to_string()]),
     }
     t.add_row(row);
+    if let Some(sa) = &s.subagents {
+        let mut row = vec![format!("sub-agents ({} file{})", sa.files, plural(sa.files))];
+        row.extend(usage_cells(&sa.usage));
+        t.add_row(row);
+        let mut row = vec!["session".to_string()];
+        row.extend(usage_cells(&sa.session_usage));
+        t.add_row(row);
+    }
     let ctx_note = match s.context.source {
         ContextSource::LastCall => "last model call",
         ContextSource::Compaction => "after the last compaction",

@@ -8,6 +8,7 @@
 
 pub mod arcturn;
 pub mod blocks;
+pub mod claude;
 pub mod codex;
 pub mod crab;
 pub mod de;
@@ -110,6 +111,7 @@ pub fn decoder(format: Format) -> Decoder {
         Format::Arcturn => arcturn::DECODER,
         Format::Crab => crab::DECODER,
         Format::Pi => pi::DECODER,
+        Format::Claude => claude::DECODER,
         Format::Codex => codex::DECODER,
     }
 }
@@ -710,7 +712,7 @@ pub fn detect(source: &Source) -> Result<Format> {
         if seen.len() < 2 {
             seen.push(excerpt(b));
         }
-        match (sniff(b), found) {
+        match (sniff(b).or_else(|| claude::sniff(b).then_some(Format::Claude)), found) {
             (Some(f), None) => found = Some((f, line.number)),
             (Some(f), Some((g, at))) if f != g => {
                 return Err(Error::at(
@@ -741,7 +743,7 @@ pub fn detect(source: &Source) -> Result<Format> {
         1,
         None,
         format!(
-            "unknown format: the first lines look like {}; expected a session of arcturn ({{\"kind\":\"session\",...}}), crab ({{\"kind\":\"meta\",...}}), pi ({{\"type\":\"session\",...}}) or codex ({{\"timestamp\":...,\"type\":\"session_meta\",\"payload\":...}}) (use --input-format to force one)",
+            "unknown format: the first lines look like {}; expected a session of arcturn ({{\"kind\":\"session\",...}}), crab ({{\"kind\":\"meta\",...}}), pi ({{\"type\":\"session\",...}}), Claude Code (lines with uuid, parentUuid and sessionId) or codex ({{\"timestamp\":...,\"type\":\"session_meta\",\"payload\":...}}) (use --input-format to force one)",
             seen.join(" then ")
         ),
     ))

@@ -1,0 +1,721 @@
+//! The Claude Code format (FORMATS-REAL.md section 2): `~/.claude/projects/<slug>/<id>.jsonl`,
+//! no header, `type`-tagged lines linked by `uuid` / `parentUuid`.
+//!
+//! The decode turns every line into an entry or a counted record; lines that only carry
+//! links (progress, metadata with a `uuid`) become entries marked `drop` so that the fold
+//! can re-hang their children. The fold (section 2.4) then removes them, merges a response
+//! written one content block per line into one entry (usage counted once), attaches tool
+//! results to the entry that issued their calls, hangs a `compact_boundary` under its
+//! logical parent with the summary line folded into it, and sets the header (id, cwd,
+//! created, title).
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::blocks;
+use super::de::{cow, num, present, Content, Num, Str, Ts};
+use super::{unknown, Decoded, Decoder, Effort, Fail, LineResult, Record};
+use crate::content::{self, Block};
+use crate::finding::{Code, Finding};
+use crate::model::{Compaction, Entry, Header, Id, Kind, Message, Role, Text, Usage};
+use crate::source::Line;
+
+pub const DECODER: Decoder =
+    Decoder { decode, explain, fold: Some(fold), content, observed: false, header_expected: false };
+
+/// Line types that describe the session rather than the conversation: never tree entries.
+const METADATA: &[&str] = &[
+    "file-history-snapshot",
+    "queue-operation",
+    "summary",
+    "attachment",
+    "last-prompt",
+    "ai-title",
+    "custom-title",
+    "agent-name",
+];
+
+/// The model name Claude Code writes on messages it made up itself (API errors, interrupts):
+/// not a model call.
+const SYNTHETIC_MODEL: &str = "<synthetic>";
+
+// Hint names: what the decode leaves for the fold.
+/// Not an entry: a progress or metadata line kept only for its links.
+const DROP: &str = "drop";
+/// The model call an assistant line belongs to (`message.id` + `requestId`).
+const CALL: &str = "call";
+const SIDECHAIN: &str = "sidechain";
+const LOGICAL_PARENT: &str = "logical_parent";
+const COMPACT_SUMMARY: &str = "compact_summary";
+/// The assistant line whose `tool_use` this result answers (2.1.x).
+const SOURCE_TOOL: &str = "source_tool";
+/// The text of a user prompt (a raw JSON string literal), for the title.
+const PROMPT: &str = "prompt";
+const CUSTOM_TITLE: &str = "custom_title";
+const AI_TITLE: &str = "ai_title";
+const SUMMARY: &str = "summary";
+const SUMMARY_LEAF: &str = "summary_leaf";
+const SESSION: &str = "session";
+const CWD: &str = "cwd";
+/// The sub-agent a `Task`/`Agent` result names (`toolUseResult.agentId`).
+pub const AGENT: &str = "agent";
+
+/// Whether a line carries the Claude Code signature (FORMATS-REAL.md section 5): `uuid`, a
+/// `parentUuid` key and `sessionId`, or a metadata line only Claude Code writes.
+pub fn sniff(b: &[u8]) -> bool {
+    #[derive(Deserialize)]
+    struct Probe<'a> {
+        #[serde(borrow, rename = "type")]
+        ty: Option<Str<'a>>,
+        uuid: Option<serde::de::IgnoredAny>,
+        #[serde(rename = "parentUuid", default, deserialize_with = "super::present")]
+        parent: bool,
+        #[serde(rename = "sessionId")]
+        session: Option<serde::de::IgnoredAny>,
+    }
+    // Only an object: serde would also fill the probe's fields from an array's elements.
+    if b.iter().find(|c| !c.is_ascii_whitespace()) != Some(&b'{') {
+        return false;
+    }
+    let Ok(p) = serde_json::from_slice::<Probe>(b) else { return false };
+    let ty = p.ty.as_ref().map(|t| t.0.as_ref());
+    (p.uuid.is_some() && p.parent && p.session.is_some())
+        || matches!(ty, Some("file-history-snapshot" | "summary" | "queue-operation"))
+}
+
+fn explain<'a>(b: &'a [u8]) -> Option<String> {
+    super::explain_with::<RawLine<'a>>(b)
+}
+
+#[derive(Deserialize)]
+struct RawLine<'a> {
+    #[serde(borrow, rename = "type")]
+    ty: Option<Str<'a>>,
+    #[serde(borrow)]
+    subtype: Option<Str<'a>>,
+    #[serde(borrow)]
+    uuid: Option<Str<'a>>,
+    #[serde(borrow, rename = "parentUuid", default, deserialize_with = "present")]
+    parent_uuid: Option<Option<Str<'a>>>,
+    #[serde(borrow, rename = "logicalParentUuid")]
+    logical_parent_uuid: Option<Str<'a>>,
+    #[serde(rename = "isSidechain")]
+    is_sidechain: Option<bool>,
+    #[serde(rename = "isMeta")]
+    is_meta: Option<bool>,
+    #[serde(rename = "isCompactSummary")]
+    is_compact_summary: Option<bool>,
+    #[serde(borrow, rename = "sessionId")]
+    session_id: Option<Str<'a>>,
+    #[serde(borrow)]
+    cwd: Option<Str<'a>>,
+    #[serde(default)]
+    timestamp: Ts,
+    #[serde(borrow, rename = "requestId")]
+    request_id: Option<Str<'a>>,
+    #[serde(borrow)]
+    message: Option<RawMessage<'a>>,
+    /// `system` lines carry their text here.
+    #[serde(borrow)]
+    content: Option<&'a RawValue>,
+    #[serde(rename = "compactMetadata")]
+    compact_metadata: Option<RawCompactMetadata>,
+    #[serde(borrow, rename = "sourceToolAssistantUUID")]
+    source_tool: Option<Str<'a>>,
+    #[serde(borrow, rename = "toolUseResult")]
+    tool_use_result: Option<&'a RawValue>,
+    // metadata lines
+    #[serde(borrow)]
+    summary: Option<&'a RawValue>,
+    #[serde(borrow, rename = "leafUuid")]
+    leaf_uuid: Option<Str<'a>>,
+    #[serde(borrow, rename = "customTitle")]
+    custom_title: Option<Str<'a>>,
+    #[serde(borrow, rename = "aiTitle")]
+    ai_title: Option<Str<'a>>,
+    #[serde(borrow)]
+    title: Option<Str<'a>>,
+}
+
+#[derive(Deserialize)]
+struct RawMessage<'a> {
+    #[serde(borrow)]
+    id: Option<Str<'a>>,
+    #[serde(borrow)]
+    model: Option<Str<'a>>,
+    #[serde(borrow)]
+    content: Option<&'a RawValue>,
+    usage: Option<RawUsage>,
+    #[serde(borrow)]
+    stop_reason: Option<Str<'a>>,
+}
+
+#[derive(Deserialize)]
+struct RawUsage {
+    input_tokens: Option<Num>,
+    output_tokens: Option<Num>,
+    cache_creation_input_tokens: Option<Num>,
+    cache_read_input_tokens: Option<Num>,
+}
+
+#[derive(Deserialize)]
+struct RawCompactMetadata {
+    #[serde(rename = "preTokens")]
+    pre_tokens: Option<Num>,
+    #[serde(rename = "postTokens")]
+    post_tokens: Option<Num>,
+}
+
+#[derive(Deserialize)]
+struct RawToolUseResult<'a> {
+    #[serde(borrow, rename = "agentId")]
+    agent_id: Option<Str<'a>>,
+}
+
+/// A block of a user message, read only to find its first text (for the title).
+#[derive(Deserialize)]
+struct RawBlock<'a> {
+    #[serde(borrow, rename = "type")]
+    ty: Option<Str<'a>>,
+    #[serde(borrow)]
+    text: Option<&'a RawValue>,
+}
+
+fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
+    let raw: RawLine<'a> = super::parse(b, effort)?;
+    let n = line.number;
+    let mut notes = Vec::new();
+    let ty = raw.ty.as_ref().map(|t| t.0.clone()).unwrap_or(Cow::Borrowed(""));
+    let mut hints: Vec<(&'static str, Cow<'a, str>)> = Vec::new();
+    if let Some(s) = &raw.session_id {
+        hints.push((SESSION, s.0.clone()));
+    }
+    if let Some(c) = &raw.cwd {
+        hints.push((CWD, c.0.clone()));
+    }
+    if raw.is_sidechain == Some(true) {
+        hints.push((SIDECHAIN, Cow::Borrowed("1")));
+    }
+    let conversational = matches!(ty.as_ref(), "user" | "assistant" | "system");
+    if !conversational {
+        let known = ty == "progress" || METADATA.contains(&ty.as_ref());
+        if !known {
+            notes.push(if ty.is_empty() {
+                Finding::at(Code::MissingField, n, None, "a line without `type` (kept and counted)")
+            } else {
+                unknown(Code::UnknownKind, n, "type", &ty)
+            });
+        }
+        // Metadata the fold reads: titles and the conversation a summary names.
+        if let Some(t) = raw.custom_title {
+            hints.push((CUSTOM_TITLE, t.0));
+        }
+        if let Some(t) = raw.ai_title.or(raw.title) {
+            hints.push((AI_TITLE, t.0));
+        }
+        if let (Some(s), Some(leaf)) = (raw.summary.filter(|s| s.get().starts_with('"')), raw.leaf_uuid) {
+            hints.push((SUMMARY, Cow::Borrowed(s.get())));
+            hints.push((SUMMARY_LEAF, leaf.0));
+        }
+        let has_links = raw.uuid.is_some();
+        if hints.is_empty() && !has_links {
+            return Ok((Record::Other, notes));
+        }
+        hints.push((DROP, Cow::Borrowed("1")));
+        let id = match raw.uuid {
+            Some(u) => Id::Str(u.0),
+            None => Id::Str(Cow::Owned(format!("L{n}"))),
+        };
+        let entry = Entry {
+            line: n,
+            span: line.span.clone(),
+            kind: Kind::Unknown,
+            kind_name: ty,
+            id,
+            parent: raw.parent_uuid.flatten().map(|p| Id::Str(p.0)),
+            timestamp: raw.timestamp.ms(),
+            message: None,
+            compaction: None,
+            state: None,
+            label: None,
+            extra: Some(Box::new(crate::model::Extra { synthetic_id: !has_links, hints, ..Default::default() })),
+        };
+        return Ok((Record::Entry(entry), notes));
+    }
+    let Some(uuid) = raw.uuid else {
+        return Err(missing(n, "a conversational line without `uuid`"));
+    };
+    let parent = match raw.parent_uuid {
+        Some(p) => p.map(|p| Id::Str(p.0)),
+        None => {
+            notes.push(
+                Finding::at(Code::MissingField, n, None, "the entry has no `parentUuid` (read as a root)")
+                    .with_id(Id::Str(Cow::Owned(uuid.0.to_string()))),
+            );
+            None
+        }
+    };
+    match raw.timestamp {
+        Ts::Bad => notes.push(Finding::new(Code::InvalidTimestamp, Some(n), "unparsable entry timestamp")),
+        Ts::Absent => notes.push(Finding::new(Code::InvalidTimestamp, Some(n), "entry without a timestamp")),
+        Ts::Ms(_) => {}
+    }
+    let mut kind = Kind::Message;
+    let mut compaction = None;
+    let message = match ty.as_ref() {
+        "system" if raw.subtype.as_ref().is_some_and(|s| s.0 == "compact_boundary") => {
+            kind = Kind::Compaction;
+            let meta = raw.compact_metadata.as_ref();
+            compaction = Some(Box::new(Compaction {
+                tokens_before: meta.and_then(|m| num(m.pre_tokens)),
+                tokens_after: meta.and_then(|m| num(m.post_tokens)),
+                ..Compaction::default()
+            }));
+            if let Some(lp) = raw.logical_parent_uuid {
+                hints.push((LOGICAL_PARENT, lp.0));
+            }
+            None
+        }
+        "system" => {
+            let c = match raw.content {
+                Some(c) => parse_content(c, effort)?,
+                None => Content::default(),
+            };
+            Some(Message {
+                role: Role::System,
+                role_name: Cow::Borrowed("system"),
+                timestamp: None,
+                blocks: c.blocks,
+                tool_calls: Vec::new(),
+                tool_results: Vec::new(),
+                provider: None,
+                model: None,
+                usage: None,
+                stop_reason: None,
+                // Claude Code shows these (hook summaries, turn timings, local command output)
+                // but never sends them to the model.
+                excluded: true,
+            })
+        }
+        _ => {
+            let Some(m) = raw.message else {
+                return Err(missing(n, format!("a `{ty}` line without `message`")));
+            };
+            let c = match m.content {
+                Some(c) => parse_content(c, effort)?,
+                None => Content::default(),
+            };
+            for t in &c.unknown_types {
+                notes.push(unknown(Code::UnknownBlock, n, "content block type", t));
+            }
+            let assistant = ty == "assistant";
+            let only_results = c.blocks.tool_result > 0 && c.blocks.text == 0 && c.blocks.image == 0;
+            let meta = raw.is_meta == Some(true);
+            let model = cow(m.model);
+            let synthetic = model.as_deref() == Some(SYNTHETIC_MODEL);
+            let (role, role_name) = match () {
+                // Made up by Claude Code (an API error, an interruption): no model call.
+                _ if assistant && synthetic => (Role::Other, "synthetic"),
+                _ if assistant => (Role::Assistant, "assistant"),
+                _ if only_results => (Role::ToolResult, "toolResult"),
+                // Context Claude Code injected (command output, reminders): sent to the
+                // model, but nothing the user typed, so it starts no run.
+                _ if meta => (Role::Other, "meta"),
+                _ => (Role::User, "user"),
+            };
+            if raw.is_compact_summary == Some(true) {
+                hints.push((COMPACT_SUMMARY, Cow::Borrowed("1")));
+            }
+            if role == Role::User || raw.is_compact_summary == Some(true) {
+                if let Some(text) = m.content.and_then(first_text) {
+                    hints.push((PROMPT, Cow::Borrowed(text)));
+                }
+            }
+            if role == Role::ToolResult {
+                if let Some(s) = raw.source_tool {
+                    hints.push((SOURCE_TOOL, s.0));
+                }
+                if let Some(agent) = raw.tool_use_result.and_then(agent_of) {
+                    hints.push((AGENT, agent));
+                }
+            }
+            if assistant && !synthetic {
+                if let Some(id) = &m.id {
+                    let key = match &raw.request_id {
+                        Some(r) => Cow::Owned(format!("{}\u{1}{}", id.0, r.0)),
+                        None => id.0.clone(),
+                    };
+                    hints.push((CALL, key));
+                }
+            }
+            Some(Message {
+                role,
+                role_name: Cow::Borrowed(role_name),
+                timestamp: None,
+                blocks: c.blocks,
+                tool_calls: c.tool_calls,
+                tool_results: c.tool_results,
+                provider: None,
+                model,
+                // A made-up message is no model call: it used nothing.
+                usage: if assistant && !synthetic { m.usage.map(usage) } else { None },
+                stop_reason: cow(m.stop_reason),
+                excluded: false,
+            })
+        }
+    };
+    let entry = Entry {
+        line: n,
+        span: line.span.clone(),
+        kind,
+        kind_name: ty,
+        id: Id::Str(uuid.0),
+        parent,
+        timestamp: raw.timestamp.ms(),
+        message: message.map(Box::new),
+        compaction,
+        state: None,
+        label: None,
+        extra: (!hints.is_empty()).then(|| Box::new(crate::model::Extra { hints, ..Default::default() })),
+    };
+    Ok((Record::Entry(entry), notes))
+}
+
+/// A line that cannot be an entry for want of a field.
+fn missing(n: u32, msg: impl Into<String>) -> Fail {
+    Fail::Finding(Finding::at(Code::MissingField, n, None, msg))
+}
+
+fn parse_content<'a>(c: &'a RawValue, effort: Effort) -> std::result::Result<Content<'a>, Fail> {
+    super::parse(c.get(), effort)
+}
+
+fn usage(u: RawUsage) -> Usage {
+    Usage {
+        input: num(u.input_tokens).unwrap_or(0),
+        output: num(u.output_tokens).unwrap_or(0),
+        cache_read: num(u.cache_read_input_tokens).unwrap_or(0),
+        cache_write: num(u.cache_creation_input_tokens).unwrap_or(0),
+        total: None,
+        cost: None,
+    }
+}
+
+/// The first text of a user message as a raw JSON string literal: the content itself when
+/// it is a string, else its first `text` block.
+fn first_text(c: &RawValue) -> Option<&str> {
+    let s = c.get();
+    if s.starts_with('"') {
+        return Some(s);
+    }
+    let list: Vec<RawBlock> = serde_json::from_str(s).ok()?;
+    list.into_iter()
+        .find(|b| b.ty.as_ref().is_some_and(|t| t.0 == "text"))
+        .and_then(|b| b.text)
+        .map(RawValue::get)
+        .filter(|t| t.starts_with('"'))
+}
+
+/// The sub-agent a tool result names; `toolUseResult` is often a string, and only `Task` /
+/// `Agent` results name one.
+fn agent_of(r: &RawValue) -> Option<Cow<'_, str>> {
+    if !r.get().starts_with('{') || !r.get().contains("\"agentId\"") {
+        return None;
+    }
+    let t: RawToolUseResult = serde_json::from_str(r.get()).ok()?;
+    t.agent_id.map(|a| a.0)
+}
+
+/// A user prompt that is a slash command or its output, not something to title a session by.
+fn is_command(text: &str) -> bool {
+    let t = text.trim_start();
+    ["<command-name>", "<command-message>", "<local-command-stdout>", "<local-command-caveat>", "<command-args>"]
+        .iter()
+        .any(|tag| t.starts_with(tag))
+}
+
+/// The file-level pass (FORMATS-REAL.md section 2.4).
+fn fold(d: &mut Decoded<'_>) {
+    let entries = std::mem::take(&mut d.entries);
+    let n = entries.len();
+    // Every uuid of the file, links-only lines included (for `summary.leafUuid`).
+    let mut all_ids: std::collections::HashSet<String> = std::collections::HashSet::with_capacity(n);
+    // A removed line's id -> where its children go instead: an alias names the entry it was
+    // merged into; a dropped line names its own parent, to be followed further.
+    let mut redirect: HashMap<String, Option<Id<'_>>> = HashMap::new();
+    let mut keep: Vec<Option<Entry<'_>>> = Vec::with_capacity(n);
+    let mut calls: HashMap<String, usize> = HashMap::new();
+    // Tool call id -> the entry that issued it.
+    let mut issuer: HashMap<String, usize> = HashMap::new();
+    // Issuer -> the last result attached to it, so that parallel results form a chain.
+    let mut last_result: HashMap<usize, usize> = HashMap::new();
+    let mut kept_by_id: HashMap<String, usize> = HashMap::new();
+    let (mut custom_title, mut ai_title, mut summaries) = (None, None, Vec::new());
+    let (mut session, mut cwd, mut created) = (None, None, None);
+    let mut prompt_title: Option<Text<'_>> = None;
+    let mut pending_results: Vec<usize> = Vec::new();
+    for mut e in entries {
+        let id_text = e.id.text().into_owned();
+        if !e.extra.as_ref().is_some_and(|x| x.synthetic_id) {
+            all_ids.insert(id_text.clone());
+        }
+        created = created.or(e.timestamp);
+        if session.is_none() {
+            session = e.hint(SESSION).cloned();
+        }
+        if cwd.is_none() {
+            cwd = e.hint(CWD).cloned();
+        }
+        if e.hint(DROP).is_some() {
+            if let Some(t) = e.hint(CUSTOM_TITLE) {
+                custom_title = Some(t.clone());
+            }
+            if let Some(t) = e.hint(AI_TITLE) {
+                ai_title = Some(t.clone());
+            }
+            if let (Some(s), Some(l)) = (e.hint(SUMMARY), e.hint(SUMMARY_LEAF)) {
+                summaries.push((s.clone(), l.clone()));
+            }
+            d.others += 1;
+            redirect.insert(id_text, e.parent.take());
+            keep.push(None);
+            continue;
+        }
+        let sidechain = e.hint(SIDECHAIN).is_some();
+        // A response written one block per line: merge into its first line's entry.
+        if let Some(key) = e.hint(CALL).map(|k| k.to_string()) {
+            if let Some(&first) = calls.get(&key) {
+                let same_chain = keep[first].as_ref().is_some_and(|f| f.hint(SIDECHAIN).is_some() == sidechain);
+                if same_chain {
+                    for c in e.message.iter().flat_map(|m| &m.tool_calls).filter_map(|c| c.id.as_ref()) {
+                        issuer.insert(c.to_string(), first);
+                    }
+                    kept_by_id.insert(id_text.clone(), first);
+                    let target = keep[first].as_mut().expect("a kept entry");
+                    merge_response(target, e);
+                    redirect.insert(id_text, Some(target.id.clone()));
+                    keep.push(None);
+                    continue;
+                }
+                // A copy of a response of the other chain (a sidechain repeating a main-chain
+                // message): the first copy is the call; this one is no entry of its own.
+                redirect.insert(id_text, e.parent.take());
+                keep.push(None);
+                continue;
+            } else {
+                calls.insert(key, keep.len());
+            }
+        }
+        // The summary that follows a compact boundary is part of that compaction.
+        if e.hint(COMPACT_SUMMARY).is_some() {
+            let boundary = e.parent.as_ref().and_then(|p| kept_by_id.get(p.text().as_ref())).copied();
+            let text = e.hint(PROMPT).map(|t| Text::Json(leak_borrow(t)));
+            match boundary.and_then(|b| keep[b].as_mut()).filter(|b| b.kind == Kind::Compaction) {
+                Some(b) => {
+                    let c = b.compaction.get_or_insert_with(Default::default);
+                    if c.summary.is_none() {
+                        c.summary = text;
+                        b.extra_mut().more_spans.push(e.span.clone());
+                        redirect.insert(id_text, Some(b.id.clone()));
+                        keep.push(None);
+                        continue;
+                    }
+                }
+                None => {
+                    // No boundary line (older files): the summary line is the compaction.
+                    e.kind = Kind::Compaction;
+                    e.message = None;
+                    e.compaction = Some(Box::new(Compaction { summary: text, ..Compaction::default() }));
+                }
+            }
+        }
+        if e.kind == Kind::Compaction {
+            if let Some(lp) = e.hint(LOGICAL_PARENT).cloned() {
+                e.parent = Some(Id::Str(lp));
+            }
+        }
+        let ix = keep.len();
+        if let Some(m) = &e.message {
+            for c in m.tool_calls.iter().filter_map(|c| c.id.as_ref()) {
+                issuer.insert(c.to_string(), ix);
+            }
+            if m.role == Role::ToolResult {
+                pending_results.push(ix);
+            }
+            if m.role == Role::User && !sidechain && prompt_title.is_none() {
+                if let Some(t) = e.hint(PROMPT) {
+                    let text = Text::Json(leak_borrow(t));
+                    if !is_command(&text.prefix(40).0) {
+                        prompt_title = Some(text);
+                    }
+                }
+            }
+        }
+        kept_by_id.insert(id_text, ix);
+        keep.push(Some(e));
+        // Results are attached once their issuer is known (it always precedes them).
+        for r in pending_results.drain(..) {
+            attach_result(&mut keep, r, &issuer, &kept_by_id, &mut last_result);
+        }
+    }
+    // Re-hang every kept entry under its nearest kept ancestor.
+    for e in keep.iter_mut().flatten() {
+        let sidechain = e.hint(SIDECHAIN).is_some();
+        let mut p = e.parent.take();
+        // Bounded: a cycle among removed lines must not loop.
+        for _ in 0..redirect.len() + 1 {
+            let Some(cur) = &p else { break };
+            match redirect.get(cur.text().as_ref()) {
+                Some(next) => p = next.clone(),
+                None => break,
+            }
+        }
+        // A sub-agent's first line names a line of its parent's file: it is the sub-agent's root.
+        if sidechain && p.as_ref().is_some_and(|p| !kept_by_id.contains_key(p.text().as_ref())) {
+            p = None;
+        }
+        e.parent = p;
+        // Claude Code keeps nothing between the boundary and what it summarized: the context
+        // after it is the summary, then what follows. Naming the summarized entry (its
+        // parent) says exactly that.
+        if let Some(c) = e.compaction.as_mut() {
+            c.up_to = e.parent.clone();
+        }
+    }
+    d.entries = keep.into_iter().flatten().collect();
+    let title = custom_title
+        .map(Text::Plain)
+        .or_else(|| ai_title.map(Text::Plain))
+        .or_else(|| {
+            summaries
+                .into_iter()
+                .rev()
+                .find(|(_, leaf)| all_ids.contains(leaf.as_ref()))
+                .map(|(s, _)| Text::Json(leak_borrow(&s)))
+        })
+        .or(prompt_title);
+    if d.header.is_none() && (session.is_some() || !d.entries.is_empty()) {
+        d.header = Some(Header {
+            line: d.entries.first().map(|e| e.line).unwrap_or(1),
+            span: 0..0,
+            id: session,
+            title,
+            cwd,
+            created,
+            version: None,
+            origin: None,
+        });
+    }
+}
+
+/// Hints that hold raw JSON text borrow from the line; a `Text::Json` needs that borrow back.
+fn leak_borrow<'a>(c: &Cow<'a, str>) -> &'a str {
+    match c {
+        Cow::Borrowed(s) => s,
+        // Raw JSON literals are always borrowed from the line; an owned one (never made by
+        // the decode) is given the program's lifetime rather than dropped.
+        Cow::Owned(s) => Box::leak(s.clone().into_boxed_str()),
+    }
+}
+
+/// Fold a later line of a response into the entry of its first line.
+fn merge_response<'a>(target: &mut Entry<'a>, e: Entry<'a>) {
+    target.extra_mut().more_spans.push(e.span.clone());
+    let (Some(t), Some(m)) = (target.message.as_mut(), e.message) else { return };
+    let b = &mut t.blocks;
+    b.text += m.blocks.text;
+    b.thinking += m.blocks.thinking;
+    b.image += m.blocks.image;
+    b.tool_call += m.blocks.tool_call;
+    b.tool_result += m.blocks.tool_result;
+    b.server_compaction += m.blocks.server_compaction;
+    b.server_tool += m.blocks.server_tool;
+    b.unknown += m.blocks.unknown;
+    t.tool_calls.extend(m.tool_calls);
+    t.tool_results.extend(m.tool_results);
+    // Every line repeats the response's usage: keep one copy, the most complete.
+    t.usage = match (t.usage, m.usage) {
+        (Some(a), Some(b)) => Some(if b.total() > a.total() { b } else { a }),
+        (a, b) => a.or(b),
+    };
+    if m.stop_reason.is_some() {
+        t.stop_reason = m.stop_reason;
+    }
+    if t.model.is_none() {
+        t.model = m.model;
+    }
+}
+
+/// Hang a tool result under the entry that issued its call (or the previous result of the
+/// same entry, so that parallel results stay one chain), whatever its `parentUuid` says.
+fn attach_result(
+    keep: &mut [Option<Entry<'_>>],
+    r: usize,
+    issuer: &HashMap<String, usize>,
+    kept_by_id: &HashMap<String, usize>,
+    last_result: &mut HashMap<usize, usize>,
+) {
+    let Some(entry) = keep[r].as_ref() else { return };
+    let by_source = entry.hint(SOURCE_TOOL).and_then(|s| kept_by_id.get(s.as_ref())).copied();
+    let by_call = entry
+        .message
+        .as_ref()
+        .and_then(|m| m.tool_results.iter().find_map(|t| t.call_id.as_ref()).and_then(|c| issuer.get(c.as_ref())))
+        .copied();
+    let from = by_call.or(by_source);
+    let Some(from) = from else { return };
+    let under = last_result.get(&from).copied().unwrap_or(from);
+    let Some(parent_id) = keep[under].as_ref().map(|p| p.id.clone()) else { return };
+    // Name the tool: Claude Code's results only carry the call id.
+    let names: Vec<(String, Option<Cow<'_, str>>)> = keep[from]
+        .as_ref()
+        .and_then(|f| f.message.as_ref())
+        .map(|m| m.tool_calls.iter().filter_map(|c| Some((c.id.as_ref()?.to_string(), c.name.clone()))).collect())
+        .unwrap_or_default();
+    let Some(e) = keep[r].as_mut() else { return };
+    e.parent = Some(parent_id);
+    if let Some(m) = e.message.as_mut() {
+        for t in &mut m.tool_results {
+            if t.tool_name.is_none() {
+                let name = names.iter().find(|(id, _)| Some(id.as_str()) == t.call_id.as_deref());
+                t.tool_name = name.and_then(|(_, n)| n.clone()).map(|n| Cow::Owned(n.into_owned()));
+            }
+        }
+    }
+    last_result.insert(from, r);
+}
+
+/// A message's content blocks, from every line of the entry in file order. A system line
+/// keeps its text at the top level; a compaction's summary line is its text.
+pub fn content(_: &Entry<'_>, lines: &[Value]) -> content::Content {
+    let mut out = content::Content::default();
+    for l in lines {
+        let body = l.pointer("/message/content").or_else(|| l.get("content")).unwrap_or(&Value::Null);
+        out.blocks.extend(blocks::list(body));
+        if l.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true) && out.error.is_none() {
+            out.error = out.blocks.iter().find_map(|b| match b {
+                Block::Text(t) => Some(t.clone()),
+                _ => None,
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_object_carries_the_signature() {
+        assert!(sniff(br#"{"uuid":"u","parentUuid":null,"sessionId":"s","type":"user"}"#));
+        assert!(sniff(br#"{"type":"file-history-snapshot","messageId":"m"}"#));
+        // An array fills a derived probe field by field: `[null, 1, "1", {}]` is no signature.
+        assert!(!sniff(br#"[null, 1, "1", {}]"#));
+        assert!(!sniff(br#"{"uuid":"u","sessionId":"s"}"#), "parentUuid must be there, even null");
+    }
+}
