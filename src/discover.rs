@@ -1,5 +1,6 @@
 //! Finding session files: walking directories for `*.jsonl` (and `*.jsonl.zst`), and the newest session of the
-//! current project when no file is named (what the agents' own `--continue` would pick).
+//! current project when no file is named (what the agents' own `--continue` would pick,
+//! across the agents of [`crate::agents`]).
 
 use std::fs;
 use std::io::{BufRead, BufReader, Read};
@@ -44,24 +45,18 @@ fn is_jsonl_zst(p: &Path) -> bool {
     p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(".jsonl.zst"))
 }
 
-/// The newest session for `cwd`: the newest `.crab/sessions/session-*.jsonl` under it,
-/// else the newest file under `~/.arcturn/sessions/` whose header names `cwd`.
+/// The newest session for `cwd` across the agents (see [`crate::agents::newest_for_cwd`]).
 ///
-/// Only regular files inside the session folder qualify, after symlinks are resolved: the
-/// default input is chosen without the user naming it, so a symlink in that folder must
-/// not lead it to any other file or to a device (`/dev/zero`, a FIFO that never answers).
-/// The path returned is the resolved one, so that opening it follows no link again.
+/// Only regular files inside an agent's session folder qualify, after symlinks are
+/// resolved: the default input is chosen without the user naming it, so a symlink in that
+/// folder must not lead it to any other file or to a device (`/dev/zero`, a FIFO that never
+/// answers). The path returned is the resolved one, so that opening it follows no link again.
 pub fn newest_session(cwd: &Path) -> Option<PathBuf> {
-    let crab = cwd.join(".crab").join("sessions");
-    if let Some(newest) = newest_crab(&crab) {
-        return Some(newest);
-    }
-    let home = std::env::var_os("HOME")?;
-    newest_arcturn(&Path::new(&home).join(".arcturn").join("sessions"), cwd)
+    crate::agents::newest_for_cwd(cwd).map(|c| c.path)
 }
 
 /// The newest `session-<millis>.jsonl` in a crab session folder, by the time in its name.
-fn newest_crab(dir: &Path) -> Option<PathBuf> {
+pub fn newest_crab(dir: &Path) -> Option<PathBuf> {
     let root = fs::canonicalize(dir).ok()?;
     fs::read_dir(&root)
         .ok()?
@@ -77,7 +72,7 @@ fn newest_crab(dir: &Path) -> Option<PathBuf> {
 }
 
 /// The most recently modified arcturn session under `dir` whose header names `cwd`.
-fn newest_arcturn(dir: &Path, cwd: &Path) -> Option<PathBuf> {
+pub fn newest_arcturn(dir: &Path, cwd: &Path) -> Option<PathBuf> {
     let root = fs::canonicalize(dir).ok()?;
     let (files, _) = walk_jsonl(&root);
     let cwd_text = cwd.to_string_lossy();
@@ -90,7 +85,7 @@ fn newest_arcturn(dir: &Path, cwd: &Path) -> Option<PathBuf> {
 
 /// `p` with every symlink resolved, when that is a regular file inside `root` (itself
 /// resolved).
-fn contained(root: &Path, p: &Path) -> Option<PathBuf> {
+pub fn contained(root: &Path, p: &Path) -> Option<PathBuf> {
     let real = fs::canonicalize(p).ok()?;
     (real.starts_with(root) && fs::metadata(&real).ok()?.is_file()).then_some(real)
 }

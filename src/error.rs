@@ -12,6 +12,9 @@ pub enum Error {
     Io { path: String, source: std::io::Error },
     /// The input cannot be read as a session at all (encoding, format).
     Input { path: String, line: Option<u32>, column: Option<u32>, message: String },
+    /// The input matches no known session format (reported as `FILE:1: message`). A file
+    /// found by walking a directory is skipped for it; a file named on the command line fails.
+    Unrecognized { path: String, message: String },
     /// `--strict` turned damage into a fatal error; the findings were already reported.
     Strict { path: String, count: usize },
     /// A damaged line before the last: output was printed, but the exit status must be 2.
@@ -48,6 +51,7 @@ impl fmt::Display for Error {
                 }
                 write!(f, ": {message}")
             }
+            Error::Unrecognized { path, message } => write!(f, "{path}:1: {message}"),
             Error::Strict { path, count } => {
                 write!(f, "{path}: {count} problem(s) found and --strict is set")
             }

@@ -13,6 +13,7 @@
 // needs `unsafe`, and nothing may add it unnoticed.
 #![forbid(unsafe_code)]
 
+pub mod agents;
 pub mod check;
 pub mod cli;
 pub mod cmd;

@@ -2,10 +2,10 @@
 
 use std::io::Write;
 
-use super::{io_err, Ctx, Outcome};
+use super::{io_err, Ctx, Outcome, Tally};
 use crate::check::{check, Report};
 use crate::cli::CheckArgs;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::finding::Severity;
 use crate::format::Detail;
 use crate::render::{json, text, Palette};
@@ -15,12 +15,12 @@ use crate::source::Source;
 
 pub fn run(ctx: &Ctx, a: &CheckArgs, out: &mut dyn Write) -> Result<Outcome> {
     let files = ctx.expand(&a.files)?;
-    let mut failed_to_read = 0;
+    let mut tally = Tally::default();
     let mut with_errors = 0;
     let mut with_warnings = 0;
     for (i, f) in files.iter().enumerate() {
         let last = i + 1 == files.len();
-        let report = match Source::open(f, ctx.read_options()).and_then(|src| {
+        let report = match Source::open(&f.path, ctx.read_options()).and_then(|src| {
             let src = if last { super::keep_until_exit(src) } else { &src };
             // The report needs the index and the findings, not the message bodies.
             let s = Session::load_with(src, ctx.format(), Detail::Index)?;
@@ -32,15 +32,17 @@ pub fn run(ctx: &Ctx, a: &CheckArgs, out: &mut dyn Write) -> Result<Outcome> {
         }) {
             Ok(r) => r,
             Err(e) => {
-                // An unreadable input is an error of its own kind (exit 2), but the other
-                // files are still checked.
-                failed_to_read += 1;
+                // The other files are still checked; the tally decides the exit status.
                 // Through the handle whose errors are ignored: `eprintln!` panics when
                 // stderr is a closed pipe (`check DIR 2>&1 | head -1`).
-                let _ = writeln!(ctx.stderr(), "arcturn-inspect: {}", sanitize::inline(&e.to_string()));
+                if let Some(line) = tally.fail(ctx, f, &e) {
+                    let _ = writeln!(ctx.stderr(), "{line}");
+                }
                 continue;
             }
         };
+        // Damage is `check`'s answer (exit 1), not a failure to read.
+        tally.read += 1;
         if !report.ok {
             with_errors += 1;
         } else if report.count(Severity::Warning) > 0 {
@@ -53,23 +55,20 @@ pub fn run(ctx: &Ctx, a: &CheckArgs, out: &mut dyn Write) -> Result<Outcome> {
         }
     }
     if !ctx.global.json && files.len() > 1 {
-        let clean = files.len() - failed_to_read - with_errors - with_warnings;
+        let clean = tally.read - with_errors - with_warnings;
         writeln!(
             out,
             "{} files checked: {} with errors, {} with warnings only, {} clean{}",
-            files.len(),
+            tally.read,
             with_errors,
             with_warnings,
             clean,
-            if failed_to_read > 0 { format!(", {failed_to_read} unreadable") } else { String::new() }
+            tally.summary_suffix()
         )
         .map_err(io_err)?;
     }
-    if failed_to_read > 0 {
-        out.flush().map_err(io_err)?;
-        return Err(Error::Usage(format!("{failed_to_read} input(s) could not be read")));
-    }
-    Ok(if with_errors > 0 { Outcome::Negative } else { Outcome::Success })
+    out.flush().map_err(io_err)?;
+    tally.exit(with_errors > 0)
 }
 
 fn human(r: &Report, p: &Palette, quiet: bool, out: &mut dyn Write) -> std::io::Result<()> {

@@ -104,16 +104,17 @@ impl Ctx {
                 Ok(p)
             }
             None => Err(Error::Usage(
-                "no session file given, and none found for this directory (.crab/sessions/ or ~/.arcturn/sessions/)"
+                "no session file given, and none found for this directory in any agent's folder (crab, arcturn, pi, claude, codex; see `arcturn-inspect sessions`)"
                     .into(),
             )),
         }
     }
 
-    /// Expand inputs for multi-file commands: directories are walked for `*.jsonl`.
-    pub fn expand(&self, files: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    /// Expand inputs for multi-file commands: directories are walked for session files
+    /// (see [`crate::discover::walk_jsonl`]).
+    pub fn expand(&self, files: &[PathBuf]) -> Result<Vec<Input>> {
         if files.is_empty() {
-            return Ok(vec![self.default_input()?]);
+            return Ok(vec![Input { path: self.default_input()?, walked: false }]);
         }
         let mut out = Vec::new();
         for f in files {
@@ -125,9 +126,9 @@ impl Ctx {
                 if found.is_empty() {
                     self.note(&format!("{}: no *.jsonl files", sanitize::inline(&f.to_string_lossy())));
                 }
-                out.extend(found);
+                out.extend(found.into_iter().map(|p| Input { path: p, walked: true }));
             } else {
-                out.push(f.clone());
+                out.push(Input { path: f.clone(), walked: false });
             }
         }
         Ok(out)
@@ -204,6 +205,98 @@ impl Ctx {
         let outcome = self.outcome(&s);
         release(s);
         outcome
+    }
+}
+
+/// One input of a multi-file command.
+#[derive(Clone, Debug)]
+pub struct Input {
+    pub path: PathBuf,
+    /// Found by walking a directory rather than named: a file of no known format is then
+    /// skipped with a warning instead of failing the command.
+    pub walked: bool,
+}
+
+/// What became of the inputs of a multi-file command (`check`, `stats`, `trace`, `query`),
+/// and the one rule that turns it into an exit status (README "Exit status"):
+///
+/// | inputs | exit |
+/// |---|---|
+/// | any unreadable (I/O, encoding, `--strict`, a named file of no known format) or with damaged lines before the last | 2 |
+/// | none read at all: every walked file skipped | 2 |
+/// | the command's answer is negative (`check` errors, `stats` budget) | 1 |
+/// | otherwise (walked files of no known format skipped with a warning) | 0 |
+#[derive(Default, Debug)]
+pub struct Tally {
+    /// Inputs read as sessions.
+    pub read: usize,
+    /// Inputs that could not be read at all.
+    pub unreadable: usize,
+    /// Inputs read with damaged lines before the last, and how many such lines.
+    pub damaged: Vec<(String, usize)>,
+    /// Walked files of no known format.
+    pub skipped: Vec<String>,
+}
+
+impl Tally {
+    /// A session was read; `damaged_lines` before the last make the exit status 2.
+    pub fn read(&mut self, s: &Session<'_>) {
+        self.read += 1;
+        if s.damaged_lines() > 0 {
+            self.damaged.push((s.name().to_string(), s.damaged_lines()));
+        }
+    }
+
+    /// An input that could not be loaded: skipped when a walk found it and it is of no
+    /// known format, else unreadable. Returns the one line to print on stderr (`None` when
+    /// the error was reported already, or for a skip under `-q`).
+    pub fn fail(&mut self, ctx: &Ctx, input: &Input, e: &Error) -> Option<String> {
+        if let (true, Error::Unrecognized { .. }) = (input.walked, e) {
+            self.skipped.push(input.path.to_string_lossy().into_owned());
+            return (!ctx.global.quiet).then(|| {
+                format!("arcturn-inspect: {}: skipped: not a session file of a known format", sanitize::inline(&input.path.to_string_lossy()))
+            });
+        }
+        self.unreadable += 1;
+        (!e.is_reported()).then(|| format!("arcturn-inspect: {}", sanitize::inline(&e.to_string())))
+    }
+
+    pub fn merge(&mut self, o: Tally) {
+        self.read += o.read;
+        self.unreadable += o.unreadable;
+        self.damaged.extend(o.damaged);
+        self.skipped.extend(o.skipped);
+    }
+
+    /// ", 2 skipped, 1 unreadable" for a command's summary line.
+    pub fn summary_suffix(&self) -> String {
+        let mut s = String::new();
+        if !self.skipped.is_empty() {
+            s.push_str(&format!(", {} skipped (unknown format)", self.skipped.len()));
+        }
+        if self.unreadable > 0 {
+            s.push_str(&format!(", {} unreadable", self.unreadable));
+        }
+        s
+    }
+
+    /// The exit status (see the table above). `negative` is the command's own answer.
+    pub fn exit(&self, negative: bool) -> Result<Outcome> {
+        if self.unreadable > 0 {
+            return Err(Error::Usage(format!("{} input(s) could not be read", self.unreadable)));
+        }
+        match self.damaged.as_slice() {
+            [] => {}
+            [(path, count)] => return Err(Error::Damaged { path: path.clone(), count: *count }),
+            more => return Err(Error::Usage(format!("{} input(s) have damaged lines (see above)", more.len()))),
+        }
+        if self.read == 0 && !self.skipped.is_empty() {
+            return Err(Error::Usage(format!(
+                "no session file of a known format among the inputs ({} skipped)",
+                self.skipped.len()
+            )));
+        }
+        Ok(if negative { Outcome::Negative } else { Outcome::Success })
     }
 }
 

@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use jaq_json::Val;
 
-use super::{io_err, Ctx, Outcome};
+use super::{io_err, Ctx, Input, Outcome, Tally};
 use crate::cli::QueryArgs;
 use crate::error::{Error, Result};
 use crate::query::{self, CompileError, Origin, Pick, Record, RunOptions, Selection};
@@ -127,6 +127,10 @@ pub fn run(ctx: &Ctx, a: &QueryArgs, out: &mut dyn Write) -> Result<Outcome> {
         });
     }
     let tally = tally.into_inner();
+    if tally.read == 0 && tally.damaged.is_empty() && tally.unreadable == 0 && !tally.skipped.is_empty() {
+        // Every walked file was of no known format: the shared rule's exit 2.
+        tally.exit(false)?;
+    }
     match (tally.unreadable, tally.damaged.as_slice()) {
         (0, []) => {}
         (0, [(path, count)]) => return Err(Error::Damaged { path: path.clone(), count: *count }),
@@ -182,19 +186,11 @@ fn report_compile_errors(name: &str, code: &str, errors: &[CompileError], ctx: &
     }
 }
 
-/// What went wrong with inputs along the way; reported once the output is written.
-#[derive(Default)]
-struct Tally {
-    unreadable: usize,
-    /// Files with damaged lines before the last, and how many.
-    damaged: Vec<(String, usize)>,
-}
-
 /// The record stream: file after file, each loaded (and its damage reported) when the filter
 /// first reaches it.
 struct Records<'c, 't> {
     ctx: &'c Ctx,
-    files: VecDeque<PathBuf>,
+    files: VecDeque<Input>,
     /// No FILE was named: find the default input when the first record is needed.
     default_input: bool,
     selection: Selection,
@@ -214,6 +210,7 @@ impl Records<'_, '_> {
         let picks = {
             let s = self.ctx.load(&source)?;
             let picks = query::select(&s, &self.selection)?;
+            self.tally.borrow_mut().read += 1;
             let damaged = s.damaged_lines();
             if damaged > 0 {
                 self.tally.borrow_mut().damaged.push((s.name().to_string(), damaged));
@@ -242,14 +239,14 @@ impl Iterator for Records<'_, '_> {
             }
             if std::mem::take(&mut self.default_input) {
                 match self.ctx.default_input() {
-                    Ok(path) => self.files.push_back(path),
-                    Err(e) => self.fail(e),
+                    Ok(path) => self.files.push_back(Input { path, walked: false }),
+                    Err(e) => self.fail(&Input { path: PathBuf::from("-"), walked: false }, e),
                 }
             }
-            let path = self.files.pop_front()?;
-            match self.open(&path) {
+            let input = self.files.pop_front()?;
+            match self.open(&input.path) {
                 Ok(open) => self.current = Some(open),
-                Err(e) => self.fail(e),
+                Err(e) => self.fail(&input, e),
             }
         }
     }
@@ -257,10 +254,10 @@ impl Iterator for Records<'_, '_> {
 
 impl Records<'_, '_> {
     /// An input that cannot be read: say so now, exit 2 at the end.
-    fn fail(&self, e: Error) {
-        self.tally.borrow_mut().unreadable += 1;
-        if !e.is_reported() {
-            let _ = writeln!(self.ctx.stderr(), "arcturn-inspect: {}", sanitize::inline(&e.to_string()));
+    fn fail(&self, input: &Input, e: Error) {
+        let line = self.tally.borrow_mut().fail(self.ctx, input, &e);
+        if let Some(line) = line {
+            let _ = writeln!(self.ctx.stderr(), "{line}");
         }
     }
 }

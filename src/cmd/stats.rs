@@ -13,7 +13,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::{io_err, Ctx, Outcome};
+use super::{io_err, Ctx, Input, Outcome, Tally};
 use crate::cli::{StatsArgs, StatsBy};
 use crate::discover;
 use crate::error::{Error, Result};
@@ -33,8 +33,7 @@ struct Loaded {
     stats: Option<SessionStats>,
     /// Finding and error lines for stderr, printed in input order.
     messages: Vec<String>,
-    failed: bool,
-    damaged: bool,
+    tally: Tally,
 }
 
 pub fn run(ctx: &Ctx, a: &StatsArgs, out: &mut dyn Write) -> Result<Outcome> {
@@ -57,57 +56,59 @@ pub fn run(ctx: &Ctx, a: &StatsArgs, out: &mut dyn Write) -> Result<Outcome> {
     progress.finish();
 
     let mut sessions = Vec::with_capacity(loaded.len());
-    let (mut failed, mut damaged) = (0usize, 0usize);
+    let mut tally = Tally::default();
     {
         let mut err = ctx.stderr();
         for l in loaded {
             for m in &l.messages {
                 let _ = writeln!(err, "{m}");
             }
-            failed += usize::from(l.failed);
-            damaged += usize::from(l.damaged);
+            tally.merge(l.tally);
             sessions.extend(l.stats);
         }
     }
     let total = Total::of(&sessions);
     if ctx.global.json {
-        json::write(out, &StatsDoc { schema_version: 1, sessions: &sessions, total: &total }, false).map_err(io_err)?;
+        let doc = StatsDoc { schema_version: 1, sessions: &sessions, total: &total, skipped: &tally.skipped };
+        json::write(out, &doc, false).map_err(io_err)?;
     } else {
         human(ctx, a, &sessions, &total, out).map_err(io_err)?;
+        if !tally.skipped.is_empty() || tally.unreadable > 0 {
+            writeln!(out, "{}", ctx.palette.dim(format!("{} session(s) read{}", tally.read, tally.summary_suffix())))
+                .map_err(io_err)?;
+        }
     }
     out.flush().map_err(io_err)?;
     let over = gates(ctx, a, &sessions);
-    if failed > 0 {
-        return Err(Error::Usage(format!("{failed} input(s) could not be read")));
-    }
-    if damaged > 0 {
-        return Err(Error::Usage(format!("{damaged} input(s) have damaged lines (see above)")));
-    }
-    Ok(if over { Outcome::Negative } else { Outcome::Success })
+    tally.exit(over)
 }
 
 /// Load one input; `alone` when it is the command's only one (kept until exit, see
 /// [`super::release`]).
-fn load_one(ctx: &Ctx, f: &Path, opts: ReadOptions, alone: bool) -> Loaded {
-    let src = match Source::open(f, opts) {
+fn load_one(ctx: &Ctx, f: &Input, opts: ReadOptions, alone: bool) -> Loaded {
+    let mut tally = Tally::default();
+    let src = match Source::open(&f.path, opts) {
         Ok(s) => s,
-        Err(e) => return Loaded { stats: None, messages: vec![error_line(&e)], failed: true, damaged: false },
+        Err(e) => {
+            let messages = tally.fail(ctx, f, &e).into_iter().collect();
+            return Loaded { stats: None, messages, tally };
+        }
     };
     let src = if alone { super::keep_until_exit(src) } else { &src };
     let (s, mut messages) = ctx.load_reporting(src);
     match s {
         Ok(s) => {
-            let damaged = s.damaged_lines() > 0;
+            tally.read(&s);
             let mut stats = SessionStats::of(&s);
-            subagents(ctx, f, &s, opts, &mut stats, &mut messages);
+            subagents(ctx, &f.path, &s, opts, &mut stats, &mut messages);
             if alone {
                 super::release(s);
             }
-            Loaded { stats: Some(stats), messages, failed: false, damaged }
+            Loaded { stats: Some(stats), messages, tally }
         }
         Err(e) => {
-            messages.push(error_line(&e));
-            Loaded { stats: None, messages, failed: true, damaged: false }
+            messages.extend(tally.fail(ctx, f, &e));
+            Loaded { stats: None, messages, tally }
         }
     }
 }
@@ -201,6 +202,8 @@ struct StatsDoc<'a> {
     schema_version: u32,
     sessions: &'a [SessionStats],
     total: &'a Total,
+    /// Files found in a directory that are of no known session format.
+    skipped: &'a [String],
 }
 
 /// Check the CI gates; name every session over a limit on stderr. True when one was.

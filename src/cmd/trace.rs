@@ -6,7 +6,7 @@ use std::io::Write;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{io_err, Ctx, DocHead, Outcome};
+use super::{io_err, Ctx, DocHead, Outcome, Tally};
 use crate::cli::TraceArgs;
 use crate::error::{Error, Result};
 use crate::model::Format;
@@ -23,12 +23,30 @@ const BAR: usize = 24;
 pub fn run(ctx: &Ctx, a: &TraceArgs, out: &mut dyn Write) -> Result<Outcome> {
     let files = ctx.expand(&a.files)?;
     let mut run_found = false;
-    let mut damaged: Option<Error> = None;
+    let mut tally = Tally::default();
+    let mut shown = 0;
     for (n, f) in files.iter().enumerate() {
         let last = n + 1 == files.len();
-        let src = Source::open(f, ctx.read_options())?;
+        let fail = |tally: &mut Tally, e: Error| {
+            if let Some(line) = tally.fail(ctx, f, &e) {
+                let _ = writeln!(ctx.stderr(), "{line}");
+            }
+        };
+        let src = match Source::open(&f.path, ctx.read_options()) {
+            Ok(src) => src,
+            Err(e) => {
+                fail(&mut tally, e);
+                continue;
+            }
+        };
         let src = if last { super::keep_until_exit(src) } else { &src };
-        let s = ctx.load(src)?;
+        let s = match ctx.load(src) {
+            Ok(s) => s,
+            Err(e) => {
+                fail(&mut tally, e);
+                continue;
+            }
+        };
         let leaf = match &a.leaf {
             Some(_) if s.observed => {
                 ctx.note(&format!(
@@ -53,19 +71,18 @@ pub fn run(ctx: &Ctx, a: &TraceArgs, out: &mut dyn Write) -> Result<Outcome> {
         if ctx.global.json {
             json::write(out, &TraceDoc { head: DocHead::of(&s), trace: &t }, false).map_err(io_err)?;
         } else {
-            if n > 0 {
+            if shown > 0 {
                 writeln!(out).map_err(io_err)?;
             }
             human(&t, s.name(), (s.format, s.observed), a, &ctx.palette, ctx.width, out).map_err(io_err)?;
         }
-        let outcome = if last { ctx.finish(s) } else { ctx.outcome(&s) };
-        if let Err(e) = outcome {
-            damaged.get_or_insert(e);
+        shown += 1;
+        tally.read(&s);
+        if last {
+            super::release(s);
         }
     }
-    if let Some(e) = damaged {
-        return Err(e);
-    }
+    tally.exit(false)?;
     if let (Some(want), false) = (&a.run, run_found) {
         return Err(Error::Usage(format!("no run `{}` in the input", sanitize::inline(want))));
     }

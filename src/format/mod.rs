@@ -738,15 +738,13 @@ pub fn detect(source: &Source) -> Result<Format> {
         // Empty input: nothing to tell apart; commands report "no entries".
         return Ok(Format::Arcturn);
     }
-    Err(Error::at(
-        &source.name,
-        1,
-        None,
-        format!(
+    Err(Error::Unrecognized {
+        path: source.name.clone(),
+        message: format!(
             "unknown format: the first lines look like {}; expected a session of arcturn ({{\"kind\":\"session\",...}}), crab ({{\"kind\":\"meta\",...}}), pi ({{\"type\":\"session\",...}}), Claude Code (lines with uuid, parentUuid and sessionId) or codex ({{\"timestamp\":...,\"type\":\"session_meta\",\"payload\":...}}) (use --input-format to force one)",
             seen.join(" then ")
         ),
-    ))
+    })
 }
 
 /// The format one line is a signature of, if any.
