@@ -24,6 +24,18 @@ pub enum Agent {
 impl Agent {
     pub const ALL: [Agent; 5] = [Agent::Arcturn, Agent::Crab, Agent::Pi, Agent::Claude, Agent::Codex];
 
+    /// The agent whose format this is (each agent writes one format).
+    pub fn of_format(f: crate::model::Format) -> Agent {
+        use crate::model::Format;
+        match f {
+            Format::Arcturn => Agent::Arcturn,
+            Format::Crab => Agent::Crab,
+            Format::Pi => Agent::Pi,
+            Format::Claude => Agent::Claude,
+            Format::Codex => Agent::Codex,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Agent::Arcturn => "arcturn",

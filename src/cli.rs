@@ -190,10 +190,14 @@ pub enum SessionsSort {
 
 #[derive(Debug, Args)]
 pub struct SessionsArgs {
-    /// Directory to list (walked for *.jsonl and *.jsonl.zst); default: .crab/sessions when it exists here,
-    /// else ~/.arcturn/sessions.
+    /// Directory to list (walked for *.jsonl and *.jsonl.zst); default: every agent's session
+    /// folder that exists (.crab/sessions here, ~/.arcturn/sessions, ~/.pi/agent/sessions,
+    /// ~/.claude/projects, ~/.codex/sessions and their environment overrides).
     #[arg(value_parser = clap::value_parser!(PathBuf))]
     pub dir: Option<PathBuf>,
+    /// Only sessions of this agent.
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub agent: Option<crate::agents::Agent>,
     /// Order of the list.
     #[arg(long, value_enum, default_value_t = SessionsSort::Created, value_name = "ORDER")]
     pub sort: SessionsSort,

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::agents::Agent;
 use crate::format::{self, Decoded};
 use crate::model::{Format, Role};
 use crate::source::Source;
@@ -39,6 +40,8 @@ pub enum TitleSource {
 #[derive(Serialize, Clone, Debug)]
 pub struct SessionInfo {
     pub file: String,
+    /// The agent that wrote it: the folder's agent, or (a DIR given) the one its format names.
+    pub agent: Agent,
     pub format: Format,
     pub id: Option<String>,
     pub title: String,
@@ -158,6 +161,7 @@ pub fn read_info(path: &Path, display: &str) -> Result<SessionInfo, String> {
     };
     Ok(SessionInfo {
         file: display.to_string(),
+        agent: Agent::of_format(fmt),
         format: fmt,
         id,
         title,
