@@ -140,20 +140,29 @@ fn human(
         [(None, d)] => Some(d.as_path()),
         _ => None,
     };
+    // With a DIR, a session's agent is the one its format names: the column would repeat
+    // `format`. It tells the agents' folders apart.
+    let agent_w = if base.is_some() { 0 } else { 7 + 2 };
+    let agent_col = |a: &str| if agent_w == 0 { String::new() } else { format!("{a:<7}  ") };
     let when = |ms: Option<i64>| ms.map(format_minutes).unwrap_or_else(|| "?".repeat(16));
     writeln!(
         out,
         "{}",
         p.dim(format!(
-            "{:<16}  {:<16}  {:>7}  {:>9}  {:<7}  {:<7}  title",
-            "created", "last activity", "entries", "size", "agent", "format"
+            "{:<16}  {:<16}  {:>7}  {:>9}  {}{:<7}  title",
+            "created",
+            "last activity",
+            "entries",
+            "size",
+            agent_col("agent"),
+            "format"
         ))
     )?;
     for s in sessions {
         let entries = if s.entries_exact { s.entries.to_string() } else { format!("~{}", tokens(s.entries)) };
         let rel = base.and_then(|b| Path::new(&s.file).strip_prefix(b).ok()).map(|r| r.to_string_lossy().into_owned());
         let file = rel.unwrap_or_else(|| s.file.clone());
-        let fixed = 16 + 2 + 16 + 2 + 7 + 2 + 9 + 2 + 7 + 2 + 7 + 2;
+        let fixed = 16 + 2 + 16 + 2 + 7 + 2 + 9 + 2 + agent_w + 7 + 2;
         let room = ctx.width.saturating_sub(fixed);
         let file_part = sanitize::inline(&file).into_owned();
         let title_room = room.saturating_sub(file_part.chars().count().min(room / 2) + 2).max(12);
@@ -165,12 +174,12 @@ fn human(
         let file_part = sanitize::truncate(&file_part, room.saturating_sub(title_room + 2).max(12)).into_owned();
         writeln!(
             out,
-            "{}  {}  {:>7}  {:>9}  {:<7}  {:<7}  {}  {}",
+            "{}  {}  {:>7}  {:>9}  {}{:<7}  {}  {}",
             when(s.created_ms),
             when(s.last_activity_ms),
             entries,
             size(s.size),
-            s.agent.as_str(),
+            agent_col(s.agent.as_str()),
             s.format.as_str(),
             title,
             p.dim(file_part)
