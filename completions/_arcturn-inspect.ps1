@@ -216,6 +216,7 @@ Register-ArgumentCompleter -Native -CommandName 'arcturn-inspect' -ScriptBlock {
             break
         }
         'arcturn-inspect;sessions' {
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Only sessions of this agent')
             [CompletionResult]::new('--sort', '--sort', [CompletionResultType]::ParameterName, 'Order of the list')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Show at most N sessions')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Show at most N sessions')

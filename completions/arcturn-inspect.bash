@@ -495,12 +495,16 @@ _arcturn__inspect() {
             return 0
             ;;
         arcturn__subcmd__inspect__subcmd__sessions)
-            opts="-n -q -h --sort --limit --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+            opts="-n -q -h --agent --sort --limit --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --agent)
+                    COMPREPLY=($(compgen -W "arcturn crab pi claude codex" -- "${cur}"))
+                    return 0
+                    ;;
                 --sort)
                     COMPREPLY=($(compgen -W "created activity size" -- "${cur}"))
                     return 0

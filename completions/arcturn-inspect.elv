@@ -202,6 +202,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'arcturn-inspect;sessions'= {
+            cand --agent 'Only sessions of this agent'
             cand --sort 'Order of the list'
             cand -n 'Show at most N sessions'
             cand --limit 'Show at most N sessions'

@@ -221,6 +221,11 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -s q -l quiet -d 'No warnings on stderr'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l no-mmap -d 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l agent -d 'Only sessions of this agent' -r -f -a "arcturn\t''
+crab\t''
+pi\t''
+claude\t''
+codex\t''"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l sort -d 'Order of the list' -r -f -a "created\t'Creation time, newest first'
 activity\t'Last activity, most recent first'
 size\t'File size, largest first'"
