@@ -11,7 +11,8 @@ use std::path::Path;
 const PI: &str = "testdata/pi/v3-compacted.jsonl";
 const ARCTURN: &str = "testdata/stats/arcturn-branches.jsonl";
 const CLAUDE_LINE: &str = r#"{"parentUuid":null,"isSidechain":false,"cwd":"/home/dev/app","sessionId":"c1","type":"user","message":{"role":"user","content":"hi"},"uuid":"u1","timestamp":"2026-11-21T10:00:00.000Z"}"#;
-const CODEX_LINE: &str = r#"{"timestamp":"2026-11-22T10:00:00.000Z","type":"session_meta","payload":{"id":"x1","cwd":"/home/dev/app"}}"#;
+const CODEX_LINE: &str =
+    r#"{"timestamp":"2026-11-22T10:00:00.000Z","type":"session_meta","payload":{"id":"x1","cwd":"/home/dev/app"}}"#;
 
 fn copy(from: &str, to: &Path) {
     fs::create_dir_all(to.parent().unwrap()).unwrap();

@@ -254,7 +254,10 @@ impl Tally {
         if let (true, Error::Unrecognized { .. }) = (input.walked, e) {
             self.skipped.push(input.path.to_string_lossy().into_owned());
             return (!ctx.global.quiet).then(|| {
-                format!("arcturn-inspect: {}: skipped: not a session file of a known format", sanitize::inline(&input.path.to_string_lossy()))
+                format!(
+                    "arcturn-inspect: {}: skipped: not a session file of a known format",
+                    sanitize::inline(&input.path.to_string_lossy())
+                )
             });
         }
         self.unreadable += 1;

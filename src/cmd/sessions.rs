@@ -130,7 +130,8 @@ fn human(
 ) -> io::Result<()> {
     let p = &ctx.palette;
     if sessions.is_empty() {
-        let names: Vec<String> = dirs.iter().map(|(_, d)| sanitize::inline(&d.to_string_lossy()).into_owned()).collect();
+        let names: Vec<String> =
+            dirs.iter().map(|(_, d)| sanitize::inline(&d.to_string_lossy()).into_owned()).collect();
         let names = if names.is_empty() { "any agent's folder".to_string() } else { names.join(", ") };
         writeln!(out, "no sessions in {names}")?;
         return Ok(());
