@@ -64,13 +64,14 @@ fn sessions_without_dir_lists_every_agents_folder() {
         .iter()
         .map(|s| (s["agent"].as_str().unwrap(), s["format"].as_str().unwrap()))
         .collect();
-    // pi (created 2026-11-20) is newer than arcturn (2026-11-02).
-    assert_eq!(listed, [("pi", "pi"), ("arcturn", "arcturn")]);
-    // The Claude and Codex files are skipped until their formats are read; the sub-agent
-    // file is never listed, not even as skipped.
-    let skipped: Vec<&str> = doc["skipped"].as_array().unwrap().iter().map(|s| s["file"].as_str().unwrap()).collect();
-    assert_eq!(skipped.len(), 2, "{skipped:?}");
-    assert!(skipped.iter().all(|f| !f.contains("subagents")), "{skipped:?}");
+    // Newest first by creation time: Codex's `session_meta` (2026-11-22), Claude's first line
+    // (2026-11-21), pi's header (2026-11-20), arcturn's header (2026-11-02). Each folder's agent
+    // is the one its format names.
+    assert_eq!(listed, [("codex", "codex"), ("claude", "claude"), ("pi", "pi"), ("arcturn", "arcturn")]);
+    // The sub-agent file belongs to its session: never listed, not even as skipped.
+    let files: Vec<&str> = doc["sessions"].as_array().unwrap().iter().map(|s| s["file"].as_str().unwrap()).collect();
+    assert!(files.iter().all(|f| !f.contains("subagents")), "{files:?}");
+    assert_eq!(doc["skipped"].as_array().unwrap().len(), 0, "{}", doc["skipped"]);
 }
 
 #[test]
@@ -109,6 +110,7 @@ fn directory_walk_skips_unknown_files_with_one_warning_and_counts_them() {
     let d = tempfile::tempdir().unwrap();
     copy(ARCTURN, &d.path().join("a.jsonl"));
     copy(PI, &d.path().join("p.jsonl"));
+    write(&d.path().join("c1.jsonl"), CLAUDE_LINE);
     write(&d.path().join("notes.jsonl"), r#"{"hello":"world"}"#);
     write(&d.path().join("s/subagents/agent-a1.jsonl"), r#"{"also":"unknown"}"#);
     let dir = d.path().to_str().unwrap();
@@ -117,14 +119,15 @@ fn directory_walk_skips_unknown_files_with_one_warning_and_counts_them() {
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let formats: Vec<&str> =
         doc["sessions"].as_array().unwrap().iter().map(|s| s["format"].as_str().unwrap()).collect();
-    assert_eq!(formats, ["arcturn", "pi"]);
+    // In path order: a.jsonl, c1.jsonl (Claude Code, read now that the format is known), p.jsonl.
+    assert_eq!(formats, ["arcturn", "claude", "pi"]);
     assert_eq!(doc["skipped"].as_array().unwrap().len(), 1);
     let err = stderr(&o);
     assert_eq!(err.lines().filter(|l| l.contains("notes.jsonl")).count(), 1, "{err}");
     assert!(!err.contains("agent-a1"), "{err}");
 
     let o = run(&["check", dir]);
-    assert_eq!(code(&o), 0, "both samples are clean; a skip is not an error: {}", stderr(&o));
+    assert_eq!(code(&o), 0, "the samples are clean; a skip is not an error: {}", stderr(&o));
     assert!(stdout(&o).contains("1 skipped (unknown format)"), "{}", stdout(&o));
     for cmd in ["trace", "query"] {
         let args: Vec<&str> = if cmd == "query" { vec!["query", "-c", ".id", dir] } else { vec![cmd, dir] };
