@@ -126,10 +126,11 @@ fn man_page() -> String {
 
     out.push_str(".SH DESCRIPTION\n");
     out.push_str(&roff(
-        "arcturn-inspect reads arcturn and crab coding-agent session files (JSONL) and never writes to them. \
-         Each command takes a session file, - for standard input, or (for commands that take several) directories \
-         walked for *.jsonl files. With no FILE and a terminal on standard input, the newest session of the \
-         current project is read, and its name is said on standard error.",
+        "arcturn-inspect reads coding-agent session files (JSONL) written by arcturn, crab, pi, Claude Code and \
+         Codex, and never writes to them. Each command takes a session file, - for standard input, or (for \
+         commands that take several) directories walked for *.jsonl and *.jsonl.zst files. With no FILE and a \
+         terminal on standard input, the newest session of the current project is read, across the agents' \
+         folders, and its name is said on standard error.",
     ));
     out.push_str("\n.PP\n");
     out.push_str(&roff(

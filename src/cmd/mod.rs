@@ -356,7 +356,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
 pub fn overview() -> String {
     let cmd = crate::cli::command();
     let mut s = format!(
-        "arcturn-inspect {}: inspect arcturn and crab coding-agent sessions (read-only).\n\n\
+        "arcturn-inspect {}: inspect coding-agent sessions: arcturn, crab, pi, Claude Code, Codex (read-only).\n\n\
          Usage: arcturn-inspect <COMMAND> [FILE]...   (no FILE: the newest session of this project)\n\nCommands:\n",
         cmd.get_version().unwrap_or_default()
     );
