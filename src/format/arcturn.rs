@@ -259,13 +259,13 @@ pub(super) fn message_with<'a>(
     roles: fn(&str) -> Option<Role>,
 ) -> Message<'a> {
     let role_name = m.role.map(|r| r.0).unwrap_or(Cow::Borrowed(""));
-    let role = match role_name.as_ref() {
-        name if roles(name).is_some() => roles(name).unwrap_or(Role::Other),
-        "" => {
+    let role = match (roles(&role_name), role_name.as_ref()) {
+        (Some(role), _) => role,
+        (None, "") => {
             notes.push(Finding::at(Code::MissingField, n, None, "a message without `role`"));
             Role::Other
         }
-        other => {
+        (None, other) => {
             notes.push(unknown(Code::UnknownRole, n, "role", other));
             Role::Other
         }
