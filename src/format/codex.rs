@@ -242,7 +242,7 @@ fn entry<'a>(line: &Line, ts: Option<i64>, kind: Kind, kind_name: Cow<'a, str>, 
 }
 
 fn synthetic_id<'a>(n: u32) -> Id<'a> {
-    Id::Str(Cow::Owned(format!("L{n}")))
+    super::line_id(n)
 }
 
 /// One `response_item`: a message, reasoning, a tool call or its output, a provider-side

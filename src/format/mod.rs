@@ -117,6 +117,12 @@ pub fn decoder(format: Format) -> Decoder {
 }
 
 /// Rebuild the packed keys and the tool uses from the entries, after a fold changed them.
+/// The id the reader gives an entry its format leaves without one: `L` and its line
+/// number in the file (marked `synthetic_id` wherever it is shown).
+pub fn line_id(line: u32) -> Id<'static> {
+    Id::Str(Cow::Owned(format!("L{line}")))
+}
+
 pub fn reindex(d: &mut Decoded<'_>) {
     d.keys = d.entries.iter().map(|e| (Key::of(&e.id), e.parent.as_ref().map(Key::of))).collect();
     d.tools.clear();
@@ -576,6 +582,10 @@ impl<'a> Merger<'a> {
         }
         d.entries.extend(p.entries.into_iter().map(|mut e| {
             e.line += lines;
+            // A made-up id names the entry's line, known only now that the part is placed.
+            if lines > 0 && e.extra.as_ref().is_some_and(|x| x.synthetic_id) {
+                e.id = line_id(e.line);
+            }
             e
         }));
         d.keys.extend(p.keys);

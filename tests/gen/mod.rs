@@ -1388,6 +1388,8 @@ pub fn crab_session(w: &mut impl Write, runs: u32, seed: u64) -> io::Result<GenS
     Ok(g.out.sum)
 }
 
+pub mod real;
+
 // ---------------------------------------------------------------------------------------
 
 #[cfg(test)]
