@@ -32,7 +32,7 @@ crab\t''
 pi\t''
 codex\t''
 claude\t''"
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -s q -l quiet -d 'No warnings on stderr'
@@ -60,7 +60,7 @@ crab\t''
 pi\t''
 codex\t''
 claude\t''"
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -s q -l quiet -d 'No warnings on stderr'
@@ -74,7 +74,7 @@ crab\t''
 pi\t''
 codex\t''
 claude\t''"
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -s q -l quiet -d 'No warnings on stderr'
@@ -88,7 +88,7 @@ crab\t''
 pi\t''
 codex\t''
 claude\t''"
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -s q -l quiet -d 'No warnings on stderr'
@@ -102,7 +102,7 @@ crab\t''
 pi\t''
 codex\t''
 claude\t''"
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -s q -l quiet -d 'No warnings on stderr'
@@ -116,7 +116,7 @@ crab\t''
 pi\t''
 codex\t''
 claude\t''"
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -s q -l quiet -d 'No warnings on stderr'
@@ -136,7 +136,7 @@ crab\t''
 pi\t''
 codex\t''
 claude\t''"
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s r -l raw-output -d 'Write strings without quotes or escapes (raw text)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s j -l join-output -d 'Like -r, and no newline after each output'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s c -l compact-output -d 'One line per output instead of indented JSON'
@@ -159,7 +159,7 @@ crab\t''
 pi\t''
 codex\t''
 claude\t''"
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -s q -l quiet -d 'No warnings on stderr'
@@ -174,7 +174,7 @@ crab\t''
 pi\t''
 codex\t''
 claude\t''"
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l html -d 'Write one self-contained HTML file instead of Markdown'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -s O -l auto-name -d 'Write arcturn-session-<yyyy-MM-dd-HHmm>.md (or .html) in the current directory, named from the session\'s creation time (UTC)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l force -d 'Overwrite the file -O names when it already exists'
@@ -195,7 +195,7 @@ crab\t''
 pi\t''
 codex\t''
 claude\t''"
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l errors -d 'Only runs that have a failing span'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
@@ -215,7 +215,7 @@ crab\t''
 pi\t''
 codex\t''
 claude\t''"
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -s q -l quiet -d 'No warnings on stderr'
@@ -238,7 +238,7 @@ crab\t''
 pi\t''
 codex\t''
 claude\t''"
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -s q -l quiet -d 'No warnings on stderr'

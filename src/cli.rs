@@ -49,7 +49,8 @@ pub struct Global {
     #[arg(long, global = true)]
     pub no_mmap: bool,
     /// Read at most N bytes from an input that is not a regular file (stdin, a pipe, a
-    /// device); K, M, G suffixes are powers of 1024.
+    /// device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G
+    /// suffixes are powers of 1024.
     #[arg(long, global = true, value_name = "N", default_value = "2G", value_parser = crate::source::parse_byte_count)]
     pub max_bytes: u64,
 }

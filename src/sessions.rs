@@ -83,9 +83,9 @@ pub fn read_info(path: &Path, display: &str) -> Result<SessionInfo, String> {
     let compressed = crate::decompress::is_zstd(&head);
     if compressed {
         // A compressed rollout has no readable head: it is decompressed whole (bounded).
-        let all = read_at(&mut f, 0, size)?;
-        head =
-            crate::decompress::zstd(display, &all, crate::decompress::MAX_DECOMPRESSED).map_err(|e| e.to_string())?;
+        f.seek(SeekFrom::Start(0)).map_err(|e| format!("cannot read: {e}"))?;
+        head = crate::decompress::zstd(display, std::io::BufReader::new(&f), crate::source::DEFAULT_MAX_BYTES)
+            .map_err(|e| e.to_string())?;
     } else if !head.contains(&b'\n') && size > head.len() as u64 {
         head = read_at(&mut f, 0, size.min(HEAD_MAX))?;
     }

@@ -107,6 +107,11 @@ impl Source {
         if path == Path::new("-") {
             let identity = stdin_identity();
             let bytes = read_stream(io::stdin().lock(), &name, opts.max_bytes)?;
+            let bytes = if crate::decompress::is_zstd(&bytes) {
+                crate::decompress::zstd(&name, &bytes[..], opts.max_bytes)?
+            } else {
+                bytes
+            };
             let mut s = Source::from_bytes(&name, bytes)?;
             s.identity = identity;
             return Ok(s);
@@ -120,7 +125,15 @@ impl Source {
         // A regular file is read at the size seen at open: a file still being appended to
         // is read as the prefix that existed then. Size 0 says nothing for `/proc`-style
         // files, which are read like a stream.
-        let bytes = if meta.is_file() && meta.len() > 0 {
+        let mut magic = [0u8; 4];
+        let compressed = meta.is_file()
+            && meta.len() >= magic.len() as u64
+            && read_at(&file, &mut magic, 0).is_ok_and(|n| n == magic.len())
+            && crate::decompress::is_zstd(&magic);
+        let bytes = if compressed {
+            // A compressed rollout (Codex `.jsonl.zst`) is decompressed as it is read.
+            crate::decompress::zstd(&name, io::BufReader::new(&file), opts.max_bytes)?
+        } else if meta.is_file() && meta.len() > 0 {
             read_file(&file, &name, meta.len())?
         } else {
             read_stream(&file, &name, opts.max_bytes)?
@@ -134,7 +147,7 @@ impl Source {
     pub fn from_bytes(name: &str, bytes: Vec<u8>) -> Result<Source> {
         // A compressed rollout (Codex `.jsonl.zst`) is read as what it decompresses to.
         let bytes = if crate::decompress::is_zstd(&bytes) {
-            crate::decompress::zstd(name, &bytes, crate::decompress::MAX_DECOMPRESSED)?
+            crate::decompress::zstd(name, &bytes[..], DEFAULT_MAX_BYTES)?
         } else {
             bytes
         };

@@ -288,3 +288,27 @@ fn forced_codex_format_is_accepted() {
     let o = run(&["--input-format", "codex", "stats", "--json", &format!("{C}/compacted.jsonl")]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
 }
+
+/// The output of a compressed file is bounded by `--max-bytes`, read from a file or from
+/// standard input: a small file that inflates past it is refused, naming the flag.
+#[test]
+fn jsonl_zst_decompresses_at_most_max_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain =
+        std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("{C}/rollback.jsonl"))).unwrap();
+    // About 4 MiB once decompressed, a few KiB compressed.
+    let big = plain.repeat((4 << 20) / plain.len() + 1);
+    let z = dir.path().join("big.jsonl.zst");
+    let packed = zstd::stream::encode_all(&big[..], 19).unwrap();
+    assert!(packed.len() < 64 << 10, "{}", packed.len());
+    std::fs::write(&z, &packed).unwrap();
+    let z = z.to_str().unwrap();
+    let o = run(&["check", "--max-bytes", "1M", z]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("once decompressed") && stderr(&o).contains("--max-bytes"), "{}", stderr(&o));
+    let o = cmd().args(["check", "--max-bytes", "1M", "-"]).stdin(std::fs::File::open(z).unwrap()).output().unwrap();
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    // Under the limit the same file reads (its repeated ids are the file's own damage).
+    let o = run(&["stats", "--json", "--max-bytes", "8M", z]);
+    assert!(stdout(&o).contains("\"format\":\"codex\""), "{}", stderr(&o));
+}
