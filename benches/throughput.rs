@@ -7,6 +7,11 @@
 //! best times, their ratios to `wc -l` and peak RSS; the table is also written to
 //! `target/bench-data/results.md`.
 //!
+//! `BENCH_FORMATS=pi,claude,codex` (or `all`) adds a generated file of the same size in each
+//! of those agents' formats (`tests/gen/real.rs`), timed in the same rounds with `check`,
+//! `stats --json` and `tree --json` next to `wc -l` over that same file, and `check` of a
+//! zstd-compressed copy of the Codex file (its peak RSS shows what the stream costs).
+//!
 //! Environment: `BENCH_SIZE_MB` (default 1024), `BENCH_RUNS` (default 5),
 //! `BENCH_SKIP_JQ=1` (jq takes ~10 s per run on 1 GiB), `BENCH_BASELINE=PATH` (another
 //! build of the binary, e.g. one of `main`, timed in the same rounds as this one, so a
@@ -53,6 +58,8 @@ struct Bench {
     label: String,
     program: PathBuf,
     args: Vec<String>,
+    /// The `wc -l` row over the same bytes: the floor this row's ratios are taken against.
+    floor: usize,
 }
 
 struct Outcome {
@@ -77,17 +84,23 @@ fn run() -> Result<(), String> {
     fs::create_dir_all(&data_dir).map_err(|e| format!("{}: {e}", data_dir.display()))?;
 
     let binary = build_binary(profile_dir)?;
-    let file = ensure_session(&data_dir, size_mb)?;
+    let file = ensure_session(&data_dir, size_mb, "session", |w, t| gen::arcturn_session(w, t, SEED))?;
     let file_arg = file.to_string_lossy().into_owned();
     let file_size = fs::metadata(&file).map_err(|e| format!("{}: {e}", file.display()))?.len();
+    let formats = bench_formats()?;
 
     let gnu_time = Path::new(GNU_TIME).is_file();
     if !gnu_time {
         eprintln!("note: {GNU_TIME} not found, peak RSS will read n/a (install the Debian package `time`)");
     }
 
-    let mut benches =
-        vec![Bench { label: "`wc -l`".into(), program: "wc".into(), args: vec!["-l".into(), file_arg.clone()] }];
+    let wc = |file: &str, floor: usize| Bench {
+        label: "`wc -l`".into(),
+        program: "wc".into(),
+        args: vec!["-l".into(), file.to_string()],
+        floor,
+    };
+    let mut benches = vec![wc(&file_arg, 0)];
     if skip_jq {
         eprintln!("note: BENCH_SKIP_JQ=1, skipping jq");
     } else if which("jq").is_some() {
@@ -95,19 +108,42 @@ fn run() -> Result<(), String> {
             label: "`jq -c .id`".into(),
             program: "jq".into(),
             args: vec!["-c".into(), ".id".into(), file_arg.clone()],
+            floor: 0,
         });
     } else {
         eprintln!("note: jq not found on PATH, skipping it");
     }
     let baseline = env::var_os("BENCH_BASELINE").map(PathBuf::from);
-    for args in [&["check"][..], &["tree", "--json"], &["leaves"], &["stats", "--json"]] {
+    let ours = |benches: &mut Vec<Bench>, args: &[&str], file: &str, note: &str, floor: usize| {
         let mut argv: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-        argv.push(file_arg.clone());
-        let label = format!("`arcturn-inspect {}`", args.join(" "));
+        argv.push(file.to_string());
+        let label = format!("`arcturn-inspect {}`{note}", args.join(" "));
         if let Some(base) = &baseline {
-            benches.push(Bench { label: format!("{label} (baseline)"), program: base.clone(), args: argv.clone() });
+            benches.push(Bench {
+                label: format!("{label} (baseline)"),
+                program: base.clone(),
+                args: argv.clone(),
+                floor,
+            });
         }
-        benches.push(Bench { label, program: binary.clone(), args: argv });
+        benches.push(Bench { label, program: binary.clone(), args: argv, floor });
+    };
+    for args in [&["check"][..], &["tree", "--json"], &["leaves"], &["stats", "--json"]] {
+        ours(&mut benches, args, &file_arg, "", 0);
+    }
+    for agent in formats {
+        let path = ensure_session(&data_dir, size_mb, agent.name(), |w, t| gen::real::session(agent, w, t, SEED))?;
+        let arg = path.to_string_lossy().into_owned();
+        let floor = benches.len();
+        benches.push(Bench { label: format!("`wc -l` ({})", agent.name()), ..wc(&arg, floor) });
+        let note = format!(" ({})", agent.name());
+        for args in [&["check"][..], &["stats", "--json"], &["tree", "--json"]] {
+            ours(&mut benches, args, &arg, &note, floor);
+        }
+        if agent == gen::real::Agent::Codex {
+            let z = ensure_zst(&path)?;
+            ours(&mut benches, &["check"], &z.to_string_lossy(), " (codex, `.jsonl.zst`)", floor);
+        }
     }
 
     // Time against a warm page cache, as PERF.md does: one untimed pass first.
@@ -142,7 +178,7 @@ fn run() -> Result<(), String> {
                 lines = String::from_utf8_lossy(&o.stdout).split_whitespace().next().map(String::from);
             }
         }
-        rows.push((b.label.clone(), outcome));
+        rows.push((b.label.clone(), b.floor, outcome));
     }
 
     let table = render(&file, file_size, lines.as_deref(), runs, &rows);
@@ -184,13 +220,36 @@ fn build_binary(profile_dir: &Path) -> Result<PathBuf, String> {
     Ok(binary)
 }
 
-/// Generates the session once; later runs reuse it. Written under a temporary name and
+/// The other formats to time, from `BENCH_FORMATS`.
+fn bench_formats() -> Result<Vec<gen::real::Agent>, String> {
+    use gen::real::Agent;
+    let all = [Agent::Pi, Agent::Claude, Agent::Codex];
+    let Ok(v) = env::var("BENCH_FORMATS") else { return Ok(Vec::new()) };
+    if v.trim() == "all" {
+        return Ok(all.to_vec());
+    }
+    v.split(',')
+        .filter(|n| !n.trim().is_empty())
+        .map(|n| {
+            all.into_iter()
+                .find(|a| a.name() == n.trim())
+                .ok_or_else(|| format!("BENCH_FORMATS: {n:?} is not one of pi, claude, codex, all"))
+        })
+        .collect()
+}
+
+/// Generates a session once; later runs reuse it. Written under a temporary name and
 /// renamed, so an interrupted generation is never mistaken for a finished file.
-fn ensure_session(data_dir: &Path, size_mb: u64) -> Result<PathBuf, String> {
+fn ensure_session(
+    data_dir: &Path,
+    size_mb: u64,
+    stem: &str,
+    generate: impl FnOnce(&mut BufWriter<fs::File>, u64) -> io::Result<gen::GenSummary>,
+) -> Result<PathBuf, String> {
     let name = if size_mb % 1024 == 0 {
-        format!("session-{}g.jsonl", size_mb / 1024)
+        format!("{stem}-{}g.jsonl", size_mb / 1024)
     } else {
-        format!("session-{size_mb}m.jsonl")
+        format!("{stem}-{size_mb}m.jsonl")
     };
     let path = data_dir.join(name);
     let target = size_mb << 20;
@@ -202,7 +261,13 @@ fn ensure_session(data_dir: &Path, size_mb: u64) -> Result<PathBuf, String> {
     let tmp = path.with_extension("jsonl.tmp");
     eprintln!("generating {} ({size_mb} MiB)", path.display());
     let start = Instant::now();
-    let summary = generate(&tmp, target).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    let summary = (|| {
+        let mut w = BufWriter::with_capacity(1 << 20, fs::File::create(&tmp)?);
+        let summary = generate(&mut w, target)?;
+        w.flush()?;
+        Ok::<_, io::Error>(summary)
+    })()
+    .map_err(|e| format!("{}: {e}", tmp.display()))?;
     fs::rename(&tmp, &path).map_err(|e| format!("{}: {e}", path.display()))?;
     eprintln!(
         "generated in {:.1} s: {} lines, {} entries, {} leaves, max depth {}, longest line {} bytes, {:.1}% escape bytes",
@@ -217,11 +282,21 @@ fn ensure_session(data_dir: &Path, size_mb: u64) -> Result<PathBuf, String> {
     Ok(path)
 }
 
-fn generate(path: &Path, target: u64) -> io::Result<gen::GenSummary> {
-    let mut w = BufWriter::with_capacity(1 << 20, fs::File::create(path)?);
-    let summary = gen::arcturn_session(&mut w, target, SEED)?;
-    w.flush()?;
-    Ok(summary)
+/// A zstd copy of `plain` beside it (level 3, as Codex writes), made once.
+fn ensure_zst(plain: &Path) -> Result<PathBuf, String> {
+    let z = plain.with_extension("jsonl.zst");
+    if z.is_file() {
+        return Ok(z);
+    }
+    let tmp = plain.with_extension("zst.tmp");
+    let fail = |e: io::Error| format!("{}: {e}", tmp.display());
+    let mut from = fs::File::open(plain).map_err(|e| format!("{}: {e}", plain.display()))?;
+    let to = BufWriter::new(fs::File::create(&tmp).map_err(fail)?);
+    let mut enc = zstd::stream::write::Encoder::new(to, 3).map_err(fail)?;
+    io::copy(&mut from, &mut enc).map_err(fail)?;
+    enc.finish().map_err(fail)?.flush().map_err(fail)?;
+    fs::rename(&tmp, &z).map_err(|e| format!("{}: {e}", z.display()))?;
+    Ok(z)
 }
 
 #[derive(Default)]
@@ -289,9 +364,9 @@ fn render(
     size: u64,
     lines: Option<&str>,
     runs: usize,
-    rows: &[(String, Result<Outcome, String>)],
+    rows: &[(String, usize, Result<Outcome, String>)],
 ) -> String {
-    let floor = rows.first().and_then(|(_, r)| r.as_ref().ok()).map(|o| (o.median, o.best));
+    let floor = |i: usize| rows.get(i).and_then(|(_, _, r)| r.as_ref().ok()).map(|o| (o.median, o.best));
     let mut t = String::new();
     let _ = writeln!(t, "File: `{}`", file.display());
     let _ = writeln!(
@@ -301,15 +376,17 @@ fn render(
         lines.unwrap_or("?"),
         std::thread::available_parallelism().map_or(0, |n| n.get()),
     );
+    let _ = writeln!(t, "Ratios are to `wc -l` over the same file (the row above each group).");
     let _ = writeln!(t);
     let _ = writeln!(t, "| command | median s | median vs `wc -l` | best s | best vs `wc -l` | peak RSS MiB |");
     let _ = writeln!(t, "|---|---:|---:|---:|---:|---:|");
-    for (label, r) in rows {
+    for (label, f, r) in rows {
         match r {
             Ok(o) => {
                 let (median, best) = (o.median.as_secs_f64(), o.best.as_secs_f64());
                 let ratio = |x: f64, f: Duration| format!("{:.1}x", x / f.as_secs_f64());
-                let (rm, rb) = floor.map_or(("?".into(), "?".into()), |(fm, fb)| (ratio(median, fm), ratio(best, fb)));
+                let (rm, rb) =
+                    floor(*f).map_or(("?".into(), "?".into()), |(fm, fb)| (ratio(median, fm), ratio(best, fb)));
                 let rss = o.peak_rss_kib.map_or("n/a".to_string(), |k| format!("{:.1}", k as f64 / 1024.0));
                 let _ = writeln!(t, "| {label} | {median:.3} | {rm} | {best:.3} | {rb} | {rss} |");
             }

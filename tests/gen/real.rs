@@ -377,7 +377,9 @@ impl<'w, W: Write> Gen<'w, W> {
                 self.line.raw(",\"replacement_history\":[{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":");
                 self.line.str(&summary).raw("}]}]}}");
                 self.emit()?;
-                self.codex_event("{\"type\":\"context_compacted\"}")
+                let mut e = Line::new();
+                e.raw("{\"type\":\"context_compacted\"}");
+                self.codex_event(&mut e)
             }
         }
     }
@@ -594,18 +596,27 @@ impl<'w, W: Write> Gen<'w, W> {
     // -------------------------------------------------------------------------------
     // Codex
 
-    fn codex_item(&mut self, payload: &str) -> io::Result<()> {
+    /// A `{timestamp,type,payload}` line around a payload built apart (its escapes counted).
+    fn codex_line(&mut self, kind: &str, payload: &Line) -> io::Result<()> {
         self.line.raw("{\"timestamp\":");
         self.ts();
-        self.line.raw(",\"type\":\"response_item\",\"payload\":").raw(payload).raw("}");
+        self.line.raw(",\"type\":\"").raw(kind).raw("\",\"payload\":");
+        self.line.buf.extend_from_slice(&payload.buf);
+        self.line.escapes += payload.escapes;
+        self.line.raw("}");
         self.emit()
     }
 
-    fn codex_event(&mut self, payload: &str) -> io::Result<()> {
-        self.line.raw("{\"timestamp\":");
-        self.ts();
-        self.line.raw(",\"type\":\"event_msg\",\"payload\":").raw(payload).raw("}");
-        self.emit()
+    fn codex_item(&mut self, payload: &mut Line) -> io::Result<()> {
+        self.codex_line("response_item", payload)?;
+        payload.clear();
+        Ok(())
+    }
+
+    fn codex_event(&mut self, payload: &mut Line) -> io::Result<()> {
+        self.codex_line("event_msg", payload)?;
+        payload.clear();
+        Ok(())
     }
 
     fn codex_turn(&mut self, prompt: &str, steps: &[Step]) -> io::Result<()> {
@@ -619,32 +630,27 @@ impl<'w, W: Write> Gen<'w, W> {
         p.raw("{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":")
             .str(prompt)
             .raw("}]}");
-        let p = String::from_utf8(p.buf).unwrap_or_default();
-        self.codex_item(&p)?;
+        self.codex_item(&mut p)?;
         let mut e = Line::new();
         e.raw("{\"type\":\"user_message\",\"message\":").str(prompt).raw(",\"images\":[]}");
-        let e = String::from_utf8(e.buf).unwrap_or_default();
-        self.codex_event(&e)?;
+        self.codex_event(&mut e)?;
         for s in steps {
             self.tick();
             let mut b = Line::new();
             if let Some(t) = &s.thinking {
                 b.raw("{\"type\":\"reasoning\",\"summary\":[{\"type\":\"summary_text\",\"text\":").str(t);
                 b.raw("}],\"content\":null,\"encrypted_content\":\"gAAAAABo\"}");
-                let item = String::from_utf8(std::mem::take(&mut b.buf)).unwrap_or_default();
-                self.codex_item(&item)?;
+                self.codex_item(&mut b)?;
             }
             if !s.text.is_empty() || s.calls.is_empty() {
                 b.raw("{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"output_text\",\"text\":");
                 b.str(&s.text).raw("}]}");
-                let item = String::from_utf8(std::mem::take(&mut b.buf)).unwrap_or_default();
-                self.codex_item(&item)?;
+                self.codex_item(&mut b)?;
             }
             for c in &s.calls {
                 b.raw("{\"type\":\"function_call\",\"name\":\"shell\",\"arguments\":").str(&c.args);
                 b.raw(",\"call_id\":\"").raw(&c.id).raw("\"}");
-                let item = String::from_utf8(std::mem::take(&mut b.buf)).unwrap_or_default();
-                self.codex_item(&item)?;
+                self.codex_item(&mut b)?;
             }
             // Cumulative totals, then this call's own figures; input includes the cached part.
             let input_all = s.input + s.cache_read;
@@ -652,12 +658,12 @@ impl<'w, W: Write> Gen<'w, W> {
             for (t, l) in self.codex_total.iter_mut().zip(last) {
                 *t += l;
             }
-            let tc = self.token_count(last);
-            self.codex_event(&tc)?;
+            let mut tc = self.token_count(last);
             if self.rng.chance(0.3) {
                 // Re-emitted unchanged: the same cumulative totals, not another call.
-                self.codex_event(&tc)?;
+                self.codex_line("event_msg", &tc)?;
             }
+            self.codex_event(&mut tc)?;
             for c in &s.calls {
                 self.tick();
                 let exit = if c.error { 1 } else { 0 };
@@ -670,14 +676,13 @@ impl<'w, W: Write> Gen<'w, W> {
                     .raw("\",\"output\":")
                     .str(&out)
                     .raw("}");
-                let item = String::from_utf8(std::mem::take(&mut b.buf)).unwrap_or_default();
-                self.codex_item(&item)?;
+                self.codex_item(&mut b)?;
             }
         }
         Ok(())
     }
 
-    fn token_count(&self, last: [u64; 4]) -> String {
+    fn token_count(&self, last: [u64; 4]) -> Line {
         let usage = |l: &mut Line, u: [u64; 4]| {
             l.raw("{\"input_tokens\":").num(u[0]).raw(",\"cached_input_tokens\":").num(u[1]);
             l.raw(",\"output_tokens\":").num(u[2]).raw(",\"reasoning_output_tokens\":").num(u[3]);
@@ -689,7 +694,7 @@ impl<'w, W: Write> Gen<'w, W> {
         l.raw(",\"last_token_usage\":");
         usage(&mut l, last);
         l.raw(",\"model_context_window\":272000}}");
-        String::from_utf8(l.buf).unwrap_or_default()
+        l
     }
 }
 
