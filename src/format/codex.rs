@@ -310,7 +310,7 @@ fn item<'a>(
         }
         "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" => {
             blocks.tool_result = 1;
-            let code = p.output.and_then(|o| exit_code(&output_text(o)));
+            let code = p.output.and_then(output_exit_code);
             tool_results.push(ToolResult {
                 call_id,
                 tool_name: None,
@@ -407,22 +407,48 @@ fn output_text(raw: &RawValue) -> String {
 /// error signal: Codex writes no error flag.
 pub fn exit_code(text: &str) -> Option<i64> {
     if text.trim_start().starts_with('{') {
-        if let Ok(v) = serde_json::from_str::<Value>(text) {
-            if let Some(c) = v.pointer("/metadata/exit_code").and_then(Value::as_i64) {
-                return Some(c);
-            }
+        #[derive(Deserialize)]
+        struct Output {
+            metadata: Option<Metadata>,
+        }
+        #[derive(Deserialize)]
+        struct Metadata {
+            exit_code: Option<i64>,
+        }
+        if let Ok(Output { metadata: Some(Metadata { exit_code: Some(c) }) }) = serde_json::from_str(text) {
+            return Some(c);
         }
     }
+    marker_code(text.as_bytes())
+}
+
+/// The code after the first shell-output marker in `text`.
+fn marker_code(text: &[u8]) -> Option<i64> {
     for marker in ["Process exited with code ", "Exit code: "] {
-        if let Some(at) = text.find(marker) {
+        if let Some(at) = memchr::memmem::find(text, marker.as_bytes()) {
             let rest = &text[at + marker.len()..];
-            let end = rest.find(|c: char| !(c.is_ascii_digit() || c == '-')).unwrap_or(rest.len());
-            if let Ok(c) = rest[..end].parse() {
+            let end = rest.iter().position(|&c| !(c.is_ascii_digit() || c == b'-')).unwrap_or(rest.len());
+            if let Some(c) = std::str::from_utf8(&rest[..end]).ok().and_then(|d| d.parse().ok()) {
                 return Some(c);
             }
         }
     }
     None
+}
+
+/// [`exit_code`] of a tool output as written in the line. A JSON string that is not itself
+/// JSON (today's shell outputs, most of the bytes of a rollout) is searched as written,
+/// without decoding it: the markers and digits hold no character JSON escapes, so they read
+/// the same escaped or not (a writer that escapes plain letters as `\u0045` would hide them;
+/// none does).
+fn output_exit_code(raw: &RawValue) -> Option<i64> {
+    if let Some(body) = raw.get().strip_prefix('"') {
+        let lead = body.trim_start_matches([' ', '\t']);
+        if !lead.starts_with(['{', '\\']) {
+            return marker_code(body.as_bytes());
+        }
+    }
+    exit_code(&output_text(raw))
 }
 
 /// `compacted{message, replacement_history?}`: nothing before it is kept; what the model is
@@ -894,6 +920,20 @@ mod tests {
         assert_eq!(exit_code("Chunk ID: x\nProcess exited with code 2\nOutput:\n"), Some(2));
         assert_eq!(exit_code(r#"{"output":"ok","metadata":{"exit_code":0,"duration_seconds":0.0}}"#), Some(0));
         assert_eq!(exit_code("Exit code: 127\nWall time: 1s"), Some(127));
+        // As written in the line: decoded or not, the same answers.
+        for (text, code) in [
+            ("Chunk ID: x\nProcess exited with code 2\nOutput:\n\"quoted\"\t\\", Some(2)),
+            ("Exit code: 127\nWall time: 1s", Some(127)),
+            ("no marker here \u{1f9e9}", None),
+            (r#"{"output":"Exit code: 3","metadata":{"exit_code":0}}"#, Some(0)),
+            (r#"{"output":"Exit code: 3"}"#, Some(3)),
+            ("\n{\"metadata\":{\"exit_code\":4}}", Some(4)),
+        ] {
+            let raw = serde_json::to_string(text).unwrap();
+            let raw: Box<RawValue> = RawValue::from_string(raw).unwrap();
+            assert_eq!(output_exit_code(&raw), code, "{text:?}");
+            assert_eq!(exit_code(text), code, "{text:?}");
+        }
         assert_eq!(exit_code("plain output, no code"), None);
     }
 

@@ -667,10 +667,22 @@ impl<'w, W: Write> Gen<'w, W> {
             for c in &s.calls {
                 self.tick();
                 let exit = if c.error { 1 } else { 0 };
-                let mut o = Line::new();
-                o.raw("{\"output\":").str(&c.output).raw(",\"metadata\":{\"exit_code\":").num(exit);
-                o.raw(",\"duration_seconds\":0.4}}");
-                let out = String::from_utf8(o.buf).unwrap_or_default();
+                let out = if self.rng.chance(0.7) {
+                    // Today's shell output: a plain-text header, then the output.
+                    format!(
+                        "Chunk ID: {:06x}\nWall time: 0.{:04} seconds\nProcess exited with code {exit}\nOriginal token count: {}\nOutput:\n{}",
+                        self.rng.next_u64() & 0xff_ffff,
+                        self.rng.range(0, 9999),
+                        c.output.len() / 4,
+                        c.output
+                    )
+                } else {
+                    // The older shape: the output and its metadata as JSON, in a string.
+                    let mut o = Line::new();
+                    o.raw("{\"output\":").str(&c.output).raw(",\"metadata\":{\"exit_code\":").num(exit);
+                    o.raw(",\"duration_seconds\":0.4}}");
+                    String::from_utf8(o.buf).unwrap_or_default()
+                };
                 b.raw("{\"type\":\"function_call_output\",\"call_id\":\"")
                     .raw(&c.id)
                     .raw("\",\"output\":")
