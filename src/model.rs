@@ -242,6 +242,9 @@ pub struct Extra<'a> {
     pub synthetic_id: bool,
     /// The label another entry puts on this one (pi `label` entries: the last one wins).
     pub label: Option<String>,
+    /// The sub-agent session this entry's tool result names (Claude Code `Task` results:
+    /// `toolUseResult.agentId`); views that count a session's sub-agents look for its file.
+    pub subagent: Option<String>,
     /// What a format's file-level pass needs from the line (read at decode time, while the
     /// line is in cache): the model call a line belongs to, a logical parent, ...
     pub hints: Vec<(&'static str, Cow<'a, str>)>,
@@ -256,6 +259,11 @@ impl<'a> Entry<'a> {
     /// A hint the decoder left for the file-level pass.
     pub fn hint(&self, name: &str) -> Option<&Cow<'a, str>> {
         self.extra.as_ref()?.hints.iter().find(|(k, _)| *k == name).map(|(_, v)| v)
+    }
+
+    /// The sub-agent session this entry names, if it names one.
+    pub fn subagent(&self) -> Option<&str> {
+        self.extra.as_ref()?.subagent.as_deref()
     }
 
     /// The entry's extra part, created on first use.

@@ -17,7 +17,6 @@ use super::{io_err, Ctx, Input, Outcome, Tally};
 use crate::cli::{StatsArgs, StatsBy};
 use crate::discover;
 use crate::error::{Error, Result};
-use crate::format::claude;
 use crate::render::{json, Palette};
 use crate::sanitize;
 use crate::session::Session;
@@ -128,8 +127,7 @@ fn subagents(
         return;
     }
     let files = discover::child_sessions(f);
-    let mut named: Vec<String> =
-        s.entries.iter().filter_map(|e| e.hint(claude::AGENT)).map(|a| a.to_string()).collect();
+    let mut named: Vec<String> = s.entries.iter().filter_map(|e| e.subagent()).map(str::to_string).collect();
     named.sort();
     named.dedup();
     if files.is_empty() && named.is_empty() {

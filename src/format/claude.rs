@@ -62,7 +62,7 @@ const SUMMARY_LEAF: &str = "summary_leaf";
 const SESSION: &str = "session";
 const CWD: &str = "cwd";
 /// The sub-agent a `Task`/`Agent` result names (`toolUseResult.agentId`).
-pub const AGENT: &str = "agent";
+const AGENT: &str = "agent";
 
 /// Whether a line carries the Claude Code signature (FORMATS-REAL.md section 5): `uuid`, a
 /// `parentUuid` key and `sessionId`, or a metadata line only Claude Code writes.
@@ -440,6 +440,11 @@ fn is_command(text: &str) -> bool {
 
 /// The file-level pass (FORMATS-REAL.md section 2.4).
 fn fold(d: &mut Decoded<'_>) {
+    for e in &mut d.entries {
+        if let Some(a) = e.hint(AGENT).map(|a| a.to_string()) {
+            e.extra_mut().subagent = Some(a);
+        }
+    }
     let entries = std::mem::take(&mut d.entries);
     let n = entries.len();
     // Every uuid of the file, links-only lines included (for `summary.leafUuid`).
