@@ -380,13 +380,36 @@ fn strings(v: Value) -> Vec<String> {
     out
 }
 
+/// Keys whose values are bookkeeping, not something said: skipped on damaged lines.
+const BOOKKEEPING: &[&str] = &[
+    "type",
+    "role",
+    "id",
+    "parentId",
+    "parentUuid",
+    "uuid",
+    "timestamp",
+    "kind",
+    "model",
+    "provider",
+    "api",
+    "stopReason",
+    "sessionId",
+    "toolCallId",
+    "call_id",
+    "customType",
+    "cwd",
+    "version",
+];
+
 /// The string values of a line that is not valid JSON, decoded leniently: every string
-/// literal that is not followed by `:` (a key), including an unterminated last one (a torn
-/// write stops mid-string).
+/// literal that is not a key (followed by `:`) nor the value of a bookkeeping key, including
+/// an unterminated last one (a torn write stops mid-string).
 pub fn string_values(raw: &str) -> Vec<String> {
     let b = raw.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
+    let mut key: Option<&str> = None;
     while let Some(q) = memchr::memchr(b'"', &b[i..]) {
         let start = i + q;
         let mut j = start + 1;
@@ -403,9 +426,15 @@ pub fn string_values(raw: &str) -> Vec<String> {
         }
         let end = j.min(b.len());
         let body = &raw[start + 1..floor_char(raw, end)];
+        // A key is followed by `:`; a value follows one directly.
+        let after_colon = raw[..start].trim_end().ends_with(':');
         i = if closed { end + 1 } else { b.len() };
-        let key = closed && raw[i..].trim_start().starts_with(':');
-        if !key && !body.is_empty() {
+        if closed && raw[i..].trim_start().starts_with(':') {
+            key = Some(body);
+            continue;
+        }
+        let bookkeeping = after_colon && key.is_some_and(|k| BOOKKEEPING.contains(&k));
+        if !bookkeeping && !body.is_empty() {
             out.push(unescape_json_str(body, usize::MAX).0);
         }
     }
@@ -541,8 +570,9 @@ mod tests {
 
     #[test]
     fn damaged_lines_give_their_string_values() {
-        let v = string_values(r#"{"id":"a1","message":{"content":"tab\there \u00e9 and a torn tai"#);
-        assert_eq!(v, ["a1", "tab\there é and a torn tai"]);
+        let v =
+            string_values(r#"{"id":"a1","message":{"content":[{"type":"text","text":"tab\there \u00e9 and a torn tai"#);
+        assert_eq!(v, ["tab\there é and a torn tai"]);
         assert_eq!(string_values(r#"{"k": "v\"q", "n": 3}"#), ["v\"q"]);
         // A string cut after a backslash or inside a multi-byte character.
         assert_eq!(string_values("{\"k\":\"ab\\"), ["ab\\"]);

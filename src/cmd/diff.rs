@@ -115,7 +115,9 @@ fn human(s: &Session<'_>, d: &Diff, p: &Palette, width: usize, out: &mut dyn Wri
         Relation::Same => Some("A and B are the same entry: nothing differs"),
         Relation::AAncestorOfB => Some("A is on the path to B: only B has entries of its own"),
         Relation::BAncestorOfA => Some("B is on the path to A: only A has entries of its own"),
-        Relation::Unrelated => Some("no common ancestor: A and B are in different trees (roots); each side runs from its root"),
+        Relation::Unrelated => {
+            Some("no common ancestor: A and B are in different trees (roots); each side runs from its root")
+        }
         Relation::Forked => None,
     };
     match d.ancestor {
@@ -197,7 +199,11 @@ fn totals(d: &Diff, p: &Palette, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "{} {a:>14} {b:>14}", p.dim(format!("{name:<12}")))?;
     }
     if d.a.usage.is_none() {
-        writeln!(out, "{}", p.dim("usage is recorded per run in this format, not per entry: a branch's share is unknown"))?;
+        writeln!(
+            out,
+            "{}",
+            p.dim("usage is recorded per run in this format, not per entry: a branch's share is unknown")
+        )?;
     }
     Ok(())
 }

@@ -84,7 +84,14 @@ fn search_one(ctx: &Ctx, search: &Search, f: &Input, alone: bool) -> Searched {
     }
 }
 
-fn print(ctx: &Ctx, a: &GrepArgs, file: &str, format: Format, hits: &[Hit], out: &mut dyn Write) -> std::io::Result<()> {
+fn print(
+    ctx: &Ctx,
+    a: &GrepArgs,
+    file: &str,
+    format: Format,
+    hits: &[Hit],
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     let p = &ctx.palette;
     if ctx.global.json {
         if a.files_with_matches {
