@@ -122,8 +122,9 @@ fn human(s: &Session<'_>, d: &Diff, p: &Palette, width: usize, out: &mut dyn Wri
     };
     match d.ancestor {
         Some(anc) => {
-            let cell = cell(s, anc, p, width.saturating_sub(18));
-            writeln!(out, "{} {cell} {}", p.dim("ancestor"), p.dim(format!("({} shared)", d.shared)))?;
+            let shared = format!("({} shared)", d.shared);
+            let cell = cell(s, anc, p, width.saturating_sub("ancestor ".len() + 1 + shared.len()));
+            writeln!(out, "{} {} {}", p.dim("ancestor"), cell.trim_end(), p.dim(shared))?;
         }
         None => writeln!(out, "{} none", p.dim("ancestor"))?,
     }
