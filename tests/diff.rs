@@ -265,3 +265,42 @@ fn the_real_pi_branches() {
     // The two branches ask different things: nothing pairs up.
     assert!(doc["aligned"].as_array().unwrap().iter().all(|r| r["same_prompt"] == false));
 }
+
+/// The keys an object must have, as the committed schema lists them.
+fn schema_required(def: &str) -> Vec<String> {
+    let s: Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join("docs/schema/diff.json")).unwrap()).unwrap();
+    let node = if def.is_empty() { &s } else { &s["$defs"][def] };
+    let mut keys: Vec<String> =
+        node["required"].as_array().unwrap().iter().map(|k| k.as_str().unwrap().into()).collect();
+    keys.sort();
+    keys
+}
+
+fn keys(v: &Value) -> Vec<String> {
+    let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+    k.sort();
+    k
+}
+
+#[test]
+fn json_output_has_the_fields_its_schema_names() {
+    let (_d, f, _, _) = forked(|_| {});
+    let doc = run(&["diff", "--json", &f]).json();
+    assert_eq!(keys(&doc), schema_required(""));
+    assert_eq!(keys(&doc["a"]), schema_required("side"));
+    assert_eq!(keys(&doc["b"]["usage"]), schema_required("usage"));
+}
+
+#[test]
+fn crab_usage_per_branch_is_unknown_not_zero() {
+    // crab records usage in run observations, not on entries: a branch's share is unknown.
+    let out = run(&["diff", "--json", "-q", "testdata/stats/crab-branched.jsonl"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let doc = out.json();
+    assert_eq!(doc["format"], "crab");
+    assert!(doc["ancestor"].is_u64(), "crab ids are integers: {}", doc["ancestor"]);
+    assert_eq!((doc["a"]["usage"].clone(), doc["b"]["usage"].clone()), (Value::Null, Value::Null));
+    let human = run(&["diff", "-q", "testdata/stats/crab-branched.jsonl"]);
+    assert!(human.stdout.contains("unknown") && !human.stdout.contains("$0"), "{}", human.stdout);
+}

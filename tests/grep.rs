@@ -305,3 +305,23 @@ fn the_real_pi_session_is_searched() {
     let w = hits(&["--tool", "write", "--role", "tool_result", "Successfully wrote", f]);
     assert_eq!(w.len(), 3);
 }
+
+/// The keys an object must have, as the committed schema lists them.
+fn schema_required(schema: &str, def: &str) -> Vec<String> {
+    let s: Value = serde_json::from_str(&std::fs::read_to_string(root().join(schema)).unwrap()).unwrap();
+    let node = if def.is_empty() { &s } else { &s["$defs"][def] };
+    let mut keys: Vec<String> =
+        node["required"].as_array().unwrap().iter().map(|k| k.as_str().unwrap().into()).collect();
+    keys.sort();
+    keys
+}
+
+#[test]
+fn json_output_has_the_fields_its_schema_names() {
+    let h = hits(&["-F", "UTF-8 fixtures", "testdata/arcturn/basic.jsonl"]);
+    let mut keys: Vec<String> = h[0].as_object().unwrap().keys().cloned().collect();
+    keys.sort();
+    assert_eq!(keys, schema_required("docs/schema/grep.json", "match"));
+    let c = run(&["grep", "--json", "-c", "UTF-8", "testdata/arcturn/basic.jsonl"]).json();
+    assert_eq!(c, json!({"file": "testdata/arcturn/basic.jsonl", "format": "arcturn", "count": 1}));
+}
