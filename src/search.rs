@@ -469,7 +469,7 @@ impl<'t> LineIndex<'t> {
         while !self.done && *self.starts.last().unwrap_or(&0) <= at {
             let from = *self.starts.last().unwrap_or(&0);
             match memchr::memchr(b'\n', &self.text.as_bytes()[from..]) {
-                Some(k) if from + k + 1 <= self.text.len() => self.starts.push(from + k + 1),
+                Some(k) => self.starts.push(from + k + 1),
                 _ => self.done = true,
             }
         }
