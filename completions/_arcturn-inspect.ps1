@@ -243,7 +243,7 @@ Register-ArgumentCompleter -Native -CommandName 'arcturn-inspect' -ScriptBlock {
             [CompletionResult]::new('--max-columns', '--max-columns', [CompletionResultType]::ParameterName, 'Cut printed lines longer than N characters around the first match (0: never cut)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output')
             [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'Skip format detection')
-            [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024')
+            [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024')
             [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Case-insensitive match')
             [CompletionResult]::new('--ignore-case', '--ignore-case', [CompletionResultType]::ParameterName, 'Case-insensitive match')
             [CompletionResult]::new('-w', '-w', [CompletionResultType]::ParameterName, 'Only whole words: the match is preceded and followed by a non-word character or an edge')
@@ -266,7 +266,7 @@ Register-ArgumentCompleter -Native -CommandName 'arcturn-inspect' -ScriptBlock {
         'arcturn-inspect;diff' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output')
             [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'Skip format detection')
-            [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024')
+            [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine output: one JSON document per input (NDJSON when several)')
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Treat any damage (torn last line, corrupt line, any warning) as fatal')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr')

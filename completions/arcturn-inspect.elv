@@ -228,7 +228,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --max-columns 'Cut printed lines longer than N characters around the first match (0: never cut)'
             cand --color 'When to colour human output'
             cand --input-format 'Skip format detection'
-            cand --max-bytes 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024'
+            cand --max-bytes 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024'
             cand -i 'Case-insensitive match'
             cand --ignore-case 'Case-insensitive match'
             cand -w 'Only whole words: the match is preceded and followed by a non-word character or an edge'
@@ -250,7 +250,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
         &'arcturn-inspect;diff'= {
             cand --color 'When to colour human output'
             cand --input-format 'Skip format detection'
-            cand --max-bytes 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024'
+            cand --max-bytes 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024'
             cand --json 'Machine output: one JSON document per input (NDJSON when several)'
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'

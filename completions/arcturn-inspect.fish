@@ -261,7 +261,7 @@ crab\t''
 pi\t''
 codex\t''
 claude\t''"
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand grep" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand grep" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand grep" -s i -l ignore-case -d 'Case-insensitive match'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand grep" -s w -l word-regexp -d 'Only whole words: the match is preceded and followed by a non-word character or an edge'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand grep" -s F -l fixed-strings -d 'The pattern is literal text, not a regex'
@@ -280,7 +280,7 @@ crab\t''
 pi\t''
 codex\t''
 claude\t''"
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand diff" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand diff" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand diff" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand diff" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand diff" -s q -l quiet -d 'No warnings on stderr'
