@@ -44,6 +44,8 @@ Register-ArgumentCompleter -Native -CommandName 'arcturn-inspect' -ScriptBlock {
             [CompletionResult]::new('trace', 'trace', [CompletionResultType]::ParameterValue, 'Show the span tree of each run: model calls, tool calls, events, and where the time went')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Token and activity statistics for sessions, files and directories')
             [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List the sessions in a directory, newest first, reading only each file''s head and tail')
+            [CompletionResult]::new('grep', 'grep', [CompletionResultType]::ParameterValue, 'Search what sessions say (text, thinking, tool calls and results), decoded, with a regex')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two branches of a session: their common ancestor, each side''s entries, retried prompts side by side, totals')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -232,6 +234,48 @@ Register-ArgumentCompleter -Native -CommandName 'arcturn-inspect' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'arcturn-inspect;grep' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Show N lines of the entry''s text before and after each match')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'Show N lines of the entry''s text before and after each match')
+            [CompletionResult]::new('--role', '--role', [CompletionResultType]::ParameterName, 'Only text of this role (a tool result''s text has role tool_result)')
+            [CompletionResult]::new('--tool', '--tool', [CompletionResultType]::ParameterName, 'Only the arguments of calls to tool NAME and the results of those calls')
+            [CompletionResult]::new('-M', '-M ', [CompletionResultType]::ParameterName, 'Cut printed lines longer than N characters around the first match (0: never cut)')
+            [CompletionResult]::new('--max-columns', '--max-columns', [CompletionResultType]::ParameterName, 'Cut printed lines longer than N characters around the first match (0: never cut)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output')
+            [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'Skip format detection')
+            [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024')
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Case-insensitive match')
+            [CompletionResult]::new('--ignore-case', '--ignore-case', [CompletionResultType]::ParameterName, 'Case-insensitive match')
+            [CompletionResult]::new('-w', '-w', [CompletionResultType]::ParameterName, 'Only whole words: the match is preceded and followed by a non-word character or an edge')
+            [CompletionResult]::new('--word-regexp', '--word-regexp', [CompletionResultType]::ParameterName, 'Only whole words: the match is preceded and followed by a non-word character or an edge')
+            [CompletionResult]::new('-F', '-F ', [CompletionResultType]::ParameterName, 'The pattern is literal text, not a regex')
+            [CompletionResult]::new('--fixed-strings', '--fixed-strings', [CompletionResultType]::ParameterName, 'The pattern is literal text, not a regex')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Print only the names of files with a match')
+            [CompletionResult]::new('--files-with-matches', '--files-with-matches', [CompletionResultType]::ParameterName, 'Print only the names of files with a match')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Print only the number of match groups per file with a match')
+            [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Print only the number of match groups per file with a match')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine output: one JSON document per input (NDJSON when several)')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Treat any damage (torn last line, corrupt line, any warning) as fatal')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'arcturn-inspect;diff' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output')
+            [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'Skip format detection')
+            [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine output: one JSON document per input (NDJSON when several)')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Treat any damage (torn last line, corrupt line, any warning) as fatal')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'arcturn-inspect;help' {
             [CompletionResult]::new('tree', 'tree', [CompletionResultType]::ParameterValue, 'Show the whole tree: branches, compactions, labels, the path to the latest entry')
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the root-first path to an entry (default: the latest)')
@@ -244,6 +288,8 @@ Register-ArgumentCompleter -Native -CommandName 'arcturn-inspect' -ScriptBlock {
             [CompletionResult]::new('trace', 'trace', [CompletionResultType]::ParameterValue, 'Show the span tree of each run: model calls, tool calls, events, and where the time went')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Token and activity statistics for sessions, files and directories')
             [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List the sessions in a directory, newest first, reading only each file''s head and tail')
+            [CompletionResult]::new('grep', 'grep', [CompletionResultType]::ParameterValue, 'Search what sessions say (text, thinking, tool calls and results), decoded, with a regex')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two branches of a session: their common ancestor, each side''s entries, retried prompts side by side, totals')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -278,6 +324,12 @@ Register-ArgumentCompleter -Native -CommandName 'arcturn-inspect' -ScriptBlock {
             break
         }
         'arcturn-inspect;help;sessions' {
+            break
+        }
+        'arcturn-inspect;help;grep' {
+            break
+        }
+        'arcturn-inspect;help;diff' {
             break
         }
         'arcturn-inspect;help;help' {

@@ -22,8 +22,14 @@ _arcturn__inspect() {
             arcturn__inspect,context)
                 cmd="arcturn__inspect__subcmd__context"
                 ;;
+            arcturn__inspect,diff)
+                cmd="arcturn__inspect__subcmd__diff"
+                ;;
             arcturn__inspect,export)
                 cmd="arcturn__inspect__subcmd__export"
+                ;;
+            arcturn__inspect,grep)
+                cmd="arcturn__inspect__subcmd__grep"
                 ;;
             arcturn__inspect,help)
                 cmd="arcturn__inspect__subcmd__help"
@@ -58,8 +64,14 @@ _arcturn__inspect() {
             arcturn__inspect__subcmd__help,context)
                 cmd="arcturn__inspect__subcmd__help__subcmd__context"
                 ;;
+            arcturn__inspect__subcmd__help,diff)
+                cmd="arcturn__inspect__subcmd__help__subcmd__diff"
+                ;;
             arcturn__inspect__subcmd__help,export)
                 cmd="arcturn__inspect__subcmd__help__subcmd__export"
+                ;;
+            arcturn__inspect__subcmd__help,grep)
+                cmd="arcturn__inspect__subcmd__help__subcmd__grep"
                 ;;
             arcturn__inspect__subcmd__help,help)
                 cmd="arcturn__inspect__subcmd__help__subcmd__help"
@@ -95,7 +107,7 @@ _arcturn__inspect() {
 
     case "${cmd}" in
         arcturn__inspect)
-            opts="-q -h -V --json --color --input-format --strict --quiet --no-mmap --max-bytes --help --version tree path leaves show check query context export trace stats sessions help"
+            opts="-q -h -V --json --color --input-format --strict --quiet --no-mmap --max-bytes --help --version tree path leaves show check query context export trace stats sessions grep diff help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -172,6 +184,32 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        arcturn__subcmd__inspect__subcmd__diff)
+            opts="-q -h --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --input-format)
+                    COMPREPLY=($(compgen -W "arcturn crab pi codex claude" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         arcturn__subcmd__inspect__subcmd__export)
             opts="-o -O -q -h --html --output --auto-name --force --thinking --as-sent --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -206,8 +244,58 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        arcturn__subcmd__inspect__subcmd__grep)
+            opts="-i -w -F -l -c -C -M -q -h --ignore-case --word-regexp --fixed-strings --files-with-matches --count --context --role --tool --max-columns --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --role)
+                    COMPREPLY=($(compgen -W "user assistant tool_result system" -- "${cur}"))
+                    return 0
+                    ;;
+                --tool)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-columns)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -M)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --input-format)
+                    COMPREPLY=($(compgen -W "arcturn crab pi codex claude" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         arcturn__subcmd__inspect__subcmd__help)
-            opts="tree path leaves show check query context export trace stats sessions help"
+            opts="tree path leaves show check query context export trace stats sessions grep diff help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -248,7 +336,35 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        arcturn__subcmd__inspect__subcmd__help__subcmd__diff)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         arcturn__subcmd__inspect__subcmd__help__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        arcturn__subcmd__inspect__subcmd__help__subcmd__grep)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -41,6 +41,8 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand trace 'Show the span tree of each run: model calls, tool calls, events, and where the time went'
             cand stats 'Token and activity statistics for sessions, files and directories'
             cand sessions 'List the sessions in a directory, newest first, reading only each file''s head and tail'
+            cand grep 'Search what sessions say (text, thinking, tool calls and results), decoded, with a regex'
+            cand diff 'Compare two branches of a session: their common ancestor, each side''s entries, retried prompts side by side, totals'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'arcturn-inspect;tree'= {
@@ -217,6 +219,46 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'arcturn-inspect;grep'= {
+            cand -C 'Show N lines of the entry''s text before and after each match'
+            cand --context 'Show N lines of the entry''s text before and after each match'
+            cand --role 'Only text of this role (a tool result''s text has role tool_result)'
+            cand --tool 'Only the arguments of calls to tool NAME and the results of those calls'
+            cand -M 'Cut printed lines longer than N characters around the first match (0: never cut)'
+            cand --max-columns 'Cut printed lines longer than N characters around the first match (0: never cut)'
+            cand --color 'When to colour human output'
+            cand --input-format 'Skip format detection'
+            cand --max-bytes 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024'
+            cand -i 'Case-insensitive match'
+            cand --ignore-case 'Case-insensitive match'
+            cand -w 'Only whole words: the match is preceded and followed by a non-word character or an edge'
+            cand --word-regexp 'Only whole words: the match is preceded and followed by a non-word character or an edge'
+            cand -F 'The pattern is literal text, not a regex'
+            cand --fixed-strings 'The pattern is literal text, not a regex'
+            cand -l 'Print only the names of files with a match'
+            cand --files-with-matches 'Print only the names of files with a match'
+            cand -c 'Print only the number of match groups per file with a match'
+            cand --count 'Print only the number of match groups per file with a match'
+            cand --json 'Machine output: one JSON document per input (NDJSON when several)'
+            cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+            cand -q 'No warnings on stderr'
+            cand --quiet 'No warnings on stderr'
+            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'arcturn-inspect;diff'= {
+            cand --color 'When to colour human output'
+            cand --input-format 'Skip format detection'
+            cand --max-bytes 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024'
+            cand --json 'Machine output: one JSON document per input (NDJSON when several)'
+            cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+            cand -q 'No warnings on stderr'
+            cand --quiet 'No warnings on stderr'
+            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'arcturn-inspect;help'= {
             cand tree 'Show the whole tree: branches, compactions, labels, the path to the latest entry'
             cand path 'Print the root-first path to an entry (default: the latest)'
@@ -229,6 +271,8 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand trace 'Show the span tree of each run: model calls, tool calls, events, and where the time went'
             cand stats 'Token and activity statistics for sessions, files and directories'
             cand sessions 'List the sessions in a directory, newest first, reading only each file''s head and tail'
+            cand grep 'Search what sessions say (text, thinking, tool calls and results), decoded, with a regex'
+            cand diff 'Compare two branches of a session: their common ancestor, each side''s entries, retried prompts side by side, totals'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'arcturn-inspect;help;tree'= {
@@ -252,6 +296,10 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
         &'arcturn-inspect;help;stats'= {
         }
         &'arcturn-inspect;help;sessions'= {
+        }
+        &'arcturn-inspect;help;grep'= {
+        }
+        &'arcturn-inspect;help;diff'= {
         }
         &'arcturn-inspect;help;help'= {
         }

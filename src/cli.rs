@@ -131,6 +131,117 @@ pub enum Command {
         after_help = "Examples:\n  arcturn-inspect sessions                      (.crab/sessions, else ~/.arcturn/sessions)\n  arcturn-inspect sessions ~/.arcturn/sessions/ -n 20\n  arcturn-inspect sessions --sort activity\n  arcturn-inspect sessions --json | jq -r '.sessions[0].file'"
     )]
     Sessions(SessionsArgs),
+    /// Search what sessions say (text, thinking, tool calls and results), decoded, with a regex.
+    #[command(after_help = GREP_HELP)]
+    Grep(GrepArgs),
+    /// Compare two branches of a session: their common ancestor, each side's entries, retried prompts side by side, totals.
+    #[command(after_help = DIFF_HELP)]
+    Diff(DiffArgs),
+}
+
+const GREP_HELP: &str = "\
+Searched: the decoded text of every entry (message text, thinking, each string of a tool
+call's arguments, tool results, compaction summaries, labels), never JSON syntax: `\\n` in
+the file is a newline, `\\u00e9` is `é`. A match may span lines (write `\\n` in the
+pattern). Lines that cannot be decoded (a torn last line, a corrupt line) are searched
+leniently: their string values, decoded as far as they go (reported as `damaged`).
+Output: FILE:LINE: ENTRY-ID ROLE[/TOOL]: TEXT, LINE being the entry's line in the file;
+context lines (-C) use `-` instead of `:`. Lines longer than --max-columns are cut around
+the first match. --json: one object per match group (NDJSON), text never cut.
+
+Exit status: 0 a match; 1 no match; 2 an error (bad pattern, unreadable input, a damaged
+line before the last), even when something matched (as ripgrep).
+
+Examples:
+  arcturn-inspect grep -i 'permission denied' ~/.arcturn/sessions/
+  arcturn-inspect grep --tool bash -w rm session.jsonl
+  arcturn-inspect grep --role user -F 'fix the' -C 2 session.jsonl
+  arcturn-inspect grep -l TODO sessions/
+  arcturn-inspect grep --json 'panicked at' s.jsonl | jq -r '.entry_id'";
+
+const DIFF_HELP: &str = "\
+A and B are entry ids (or unique prefixes); default: the two most recent leaves (the last
+two branch tips in file order, as `leaves` lists them), A the older. Shown: the common
+ancestor, then each side's entries after it, root-first, two columns; user prompts with the
+same text on both sides (a retried prompt) share a row, marked `=`. Then per-side totals:
+tokens, recorded cost, tool calls that ran (tool results) and those that failed.
+
+Exit status: 0 the diff was shown (also when A is B or one is an ancestor of the other);
+1 the session has fewer than two branches and no ids were given; 2 an unknown id, an
+unreadable input or a damaged line before the last.
+
+Examples:
+  arcturn-inspect diff session.jsonl
+  arcturn-inspect diff session.jsonl 760dc598 2bcf0b7d
+  arcturn-inspect diff --json session.jsonl | jq '.b.usage.output - .a.usage.output'";
+
+/// Roles for `grep --role`: the project's role names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GrepRole {
+    User,
+    Assistant,
+    #[value(name = "tool_result", alias = "tool-result")]
+    ToolResult,
+    System,
+}
+
+impl GrepRole {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GrepRole::User => "user",
+            GrepRole::Assistant => "assistant",
+            GrepRole::ToolResult => "tool_result",
+            GrepRole::System => "system",
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct GrepArgs {
+    /// A regular expression (Rust `regex` syntax), or text with -F.
+    pub pattern: String,
+    /// Session files or directories (walked for *.jsonl and *.jsonl.zst); `-` for stdin; default: the newest session.
+    #[arg(value_parser = clap::value_parser!(PathBuf))]
+    pub files: Vec<PathBuf>,
+    /// Case-insensitive match.
+    #[arg(short = 'i', long)]
+    pub ignore_case: bool,
+    /// Only whole words: the match is preceded and followed by a non-word character or an edge.
+    #[arg(short = 'w', long)]
+    pub word_regexp: bool,
+    /// The pattern is literal text, not a regex.
+    #[arg(short = 'F', long)]
+    pub fixed_strings: bool,
+    /// Print only the names of files with a match.
+    #[arg(short = 'l', long, conflicts_with = "count")]
+    pub files_with_matches: bool,
+    /// Print only the number of match groups per file with a match.
+    #[arg(short = 'c', long)]
+    pub count: bool,
+    /// Show N lines of the entry's text before and after each match.
+    #[arg(short = 'C', long, value_name = "N", default_value_t = 0)]
+    pub context: usize,
+    /// Only text of this role (a tool result's text has role tool_result).
+    #[arg(long, value_enum, value_name = "ROLE")]
+    pub role: Option<GrepRole>,
+    /// Only the arguments of calls to tool NAME and the results of those calls.
+    #[arg(long, value_name = "NAME")]
+    pub tool: Option<String>,
+    /// Cut printed lines longer than N characters around the first match (0: never cut).
+    #[arg(short = 'M', long, value_name = "N", default_value_t = 240)]
+    pub max_columns: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// Session file (`-` for stdin; default: the newest session of this project).
+    #[arg(value_parser = clap::value_parser!(PathBuf))]
+    pub file: Option<PathBuf>,
+    /// The first branch: an entry id or unique prefix (default: the older of the two most recent leaves).
+    #[arg(requires = "b")]
+    pub a: Option<String>,
+    /// The second branch (default: the most recent leaf).
+    pub b: Option<String>,
 }
 
 #[derive(Debug, Args)]

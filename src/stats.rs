@@ -85,7 +85,7 @@ fn cost_json<S: serde::Serializer>(c: &Option<f64>, s: S) -> Result<S::Ok, S::Er
 
 impl Tokens {
     /// Count one model call; `usage` is absent when the call recorded none.
-    fn call(&mut self, usage: Option<&Usage>) {
+    pub fn call(&mut self, usage: Option<&Usage>) {
         self.calls = self.calls.saturating_add(1);
         if let Some(u) = usage {
             let (parts, over) = u.parts_total();

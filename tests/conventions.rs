@@ -25,6 +25,10 @@ fn invocation(name: &str, file: &str, id: &str, dir: &str) -> Vec<String> {
     let v: Vec<&str> = match name {
         "show" => vec![name, file, id],
         "query" => vec![name, ".", file],
+        // Any character: every file with text matches.
+        "grep" => vec![name, ".", file],
+        // Both sides named (the same entry), so that a session of one branch is no answer of 1.
+        "diff" => vec![name, file, id, id],
         "sessions" => vec![name, dir],
         _ => vec![name, file],
     };

@@ -4,7 +4,9 @@
 
 pub mod check;
 pub mod context;
+pub mod diff;
 pub mod export;
+pub mod grep;
 pub mod leaves;
 pub mod path;
 pub mod query;
@@ -345,6 +347,8 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
         Command::Trace(a) => trace::run(&ctx, &a, out),
         Command::Stats(a) => stats::run(&ctx, &a, out),
         Command::Sessions(a) => sessions::run(&ctx, &a, out),
+        Command::Grep(a) => grep::run(&ctx, &a, out),
+        Command::Diff(a) => diff::run(&ctx, &a, out),
     }?;
     out.flush().map_err(|e| Error::Io { path: "<stdout>".into(), source: e })?;
     Ok(outcome)

@@ -13,12 +13,21 @@ use crate::sanitize::is_invisible;
 pub fn write<W: Write + ?Sized, T: Serialize + ?Sized>(w: &mut W, value: &T, pretty: bool) -> io::Result<()> {
     if pretty {
         let mut ser = serde_json::Serializer::with_formatter(&mut *w, Safe(PrettyFormatter::with_indent(b"  ")));
-        value.serialize(&mut ser).map_err(io::Error::other)?;
+        value.serialize(&mut ser).map_err(io_error)?;
     } else {
         let mut ser = serde_json::Serializer::with_formatter(&mut *w, Safe(CompactFormatter));
-        value.serialize(&mut ser).map_err(io::Error::other)?;
+        value.serialize(&mut ser).map_err(io_error)?;
     }
     w.write_all(b"\n")
+}
+
+/// A serializer error as an I/O error of the same kind: a closed pipe met while writing a
+/// long stream of documents must stay a broken pipe, which exits 0.
+fn io_error(e: serde_json::Error) -> io::Error {
+    match e.io_error_kind() {
+        Some(kind) => io::Error::new(kind, e),
+        None => io::Error::other(e),
+    }
 }
 
 /// Write a line of JSON text as stored (valid JSON, checked at load), with the same

@@ -2,6 +2,7 @@
 //! compute; they lay out views that were computed elsewhere.
 
 pub mod json;
+pub mod matches;
 pub mod palette;
 pub mod text;
 pub mod value;

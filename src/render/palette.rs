@@ -82,5 +82,8 @@ impl Palette {
         current => Style::new().bold(),
         marker => Style::new().bright_green().bold(),
         path => Style::new().underline(),
+        matched => Style::new().red().bold(),
+        file => Style::new().magenta(),
+        line_number => Style::new().green(),
     }
 }

@@ -108,3 +108,104 @@ pub fn temp_file(dir: &Path, name: &str, bytes: &[u8]) -> String {
     std::fs::write(&p, bytes).unwrap();
     p.to_string_lossy().into_owned()
 }
+
+/// Builds arcturn session files line by line for tests whose expected answers follow from
+/// how the session was built (FORMATS.md section 1).
+pub struct ArcturnBuilder {
+    lines: Vec<String>,
+    clock: u64,
+}
+
+/// Token usage of one assistant message: input, output, cache read, cache write, cost.
+#[derive(Clone, Copy, Default)]
+pub struct Use(pub u64, pub u64, pub u64, pub u64, pub f64);
+
+impl ArcturnBuilder {
+    pub fn new() -> Self {
+        let header =
+            r#"{"kind":"session","version":1,"id":"s-test","timestamp":"2026-11-02T09:00:00.000Z","cwd":"/tmp/p"}"#;
+        ArcturnBuilder { lines: vec![header.to_string()], clock: 0 }
+    }
+
+    fn entry(&mut self, id: &str, parent: Option<&str>, message: serde_json::Value) -> &mut Self {
+        self.clock += 1;
+        let line = serde_json::json!({
+            "kind": "message",
+            "id": id,
+            "parentId": parent,
+            "timestamp": format!("2026-11-02T09:{:02}:{:02}.000Z", self.clock / 60, self.clock % 60),
+            "message": message,
+        });
+        self.lines.push(line.to_string());
+        self
+    }
+
+    /// A user prompt (content as a plain string).
+    pub fn user(&mut self, id: &str, parent: Option<&str>, text: &str) -> &mut Self {
+        self.entry(id, parent, serde_json::json!({"role": "user", "content": text}))
+    }
+
+    /// An assistant message: text, then tool calls `(call id, tool, arguments)`.
+    pub fn assistant(
+        &mut self,
+        id: &str,
+        parent: &str,
+        text: &str,
+        calls: &[(&str, &str, serde_json::Value)],
+        u: Use,
+    ) -> &mut Self {
+        let mut content = vec![serde_json::json!({"type": "text", "text": text})];
+        for (cid, name, args) in calls {
+            content.push(serde_json::json!({"type": "toolCall", "id": cid, "name": name, "arguments": args}));
+        }
+        let m = serde_json::json!({
+            "role": "assistant",
+            "content": content,
+            "provider": "anthropic",
+            "model": "claude-test",
+            "usage": {"input": u.0, "output": u.1, "cacheRead": u.2, "cacheWrite": u.3,
+                      "totalTokens": u.0 + u.1 + u.2 + u.3, "cost": {"total": u.4}},
+            "stopReason": if calls.is_empty() { "stop" } else { "toolUse" },
+        });
+        self.entry(id, Some(parent), m)
+    }
+
+    /// A tool result; `tool` None leaves `toolName` out (the call id still names the call).
+    pub fn result(
+        &mut self,
+        id: &str,
+        parent: &str,
+        call: &str,
+        tool: Option<&str>,
+        text: &str,
+        error: bool,
+    ) -> &mut Self {
+        let mut m = serde_json::json!({
+            "role": "toolResult",
+            "toolCallId": call,
+            "content": [{"type": "text", "text": text}],
+            "isError": error,
+        });
+        if let Some(t) = tool {
+            m["toolName"] = serde_json::json!(t);
+        }
+        self.entry(id, Some(parent), m)
+    }
+
+    /// A raw line, as is.
+    pub fn raw(&mut self, line: &str) -> &mut Self {
+        self.lines.push(line.to_string());
+        self
+    }
+
+    pub fn text(&self) -> String {
+        let mut s = self.lines.join("\n");
+        s.push('\n');
+        s
+    }
+
+    /// Write the session into `dir` and return its path.
+    pub fn write(&self, dir: &Path, name: &str) -> String {
+        temp_file(dir, name, self.text().as_bytes())
+    }
+}
