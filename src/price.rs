@@ -44,6 +44,10 @@ pub struct Price {
     pub cache_read: Option<f64>,
     #[serde(default)]
     pub cache_write: Option<f64>,
+    /// Writes to the 1-hour cache (Anthropic bills them at twice the input rate; the
+    /// 5-minute writes are `cache_write`). Absent: billed as `cache_write`.
+    #[serde(default)]
+    pub cache_write_1h: Option<f64>,
     /// The long-context tier, when the model has one.
     #[serde(default)]
     pub above: Option<Tier>,
@@ -60,6 +64,8 @@ pub struct Tier {
     pub cache_read: Option<f64>,
     #[serde(default)]
     pub cache_write: Option<f64>,
+    #[serde(default)]
+    pub cache_write_1h: Option<f64>,
 }
 
 /// A price table: where it comes from, when, and the rates by model name.
@@ -124,8 +130,11 @@ impl Prices {
             Error::Usage(format!("{name}:{}:{}: not a price table: {}", e.line(), e.column(), strip_position(&e)))
         })?;
         for (model, price) in &p.models {
-            let rates = [Some(price.input), Some(price.output), price.cache_read, price.cache_write];
-            let tier = price.above.iter().flat_map(|t| [Some(t.input), Some(t.output), t.cache_read, t.cache_write]);
+            let rates = [Some(price.input), Some(price.output), price.cache_read, price.cache_write, price.cache_write_1h];
+            let tier = price
+                .above
+                .iter()
+                .flat_map(|t| [Some(t.input), Some(t.output), t.cache_read, t.cache_write, t.cache_write_1h]);
             if rates.into_iter().chain(tier).flatten().any(|r| !(r.is_finite() && r >= 0.0)) {
                 let (line, col) = position_of(text, model);
                 return Err(Error::Usage(format!(
@@ -225,13 +234,20 @@ pub fn cost(u: &Usage, provider: Option<&str>, model: Option<&str>, prices: &Pri
 /// The table's price of a call's tokens, in dollars.
 pub fn estimate(u: &Usage, p: &Price) -> f64 {
     let prompt = u.input.saturating_add(u.cache_read).saturating_add(u.cache_write);
-    let (input, output, read, write) = match &p.above {
-        Some(t) if prompt > t.tokens => (t.input, t.output, t.cache_read.or(p.cache_read), t.cache_write.or(p.cache_write)),
-        _ => (p.input, p.output, p.cache_read, p.cache_write),
+    let (input, output, read, write, write_1h) = match &p.above {
+        Some(t) if prompt > t.tokens => (t.input, t.output, t.cache_read, t.cache_write, t.cache_write_1h),
+        _ => (p.input, p.output, p.cache_read, p.cache_write, p.cache_write_1h),
     };
     let read = read.unwrap_or(input);
     let write = write.unwrap_or(input);
-    (u.input as f64 * input + u.output as f64 * output + u.cache_read as f64 * read + u.cache_write as f64 * write)
+    let write_1h = write_1h.unwrap_or(write);
+    let long = u.cache_write_1h.min(u.cache_write);
+    let short = u.cache_write - long;
+    (u.input as f64 * input
+        + u.output as f64 * output
+        + u.cache_read as f64 * read
+        + short as f64 * write
+        + long as f64 * write_1h)
         / 1_000_000.0
 }
 
@@ -240,7 +256,7 @@ mod tests {
     use super::*;
 
     fn usage(input: u64, output: u64, cache_read: u64, cache_write: u64) -> Usage {
-        Usage { input, output, cache_read, cache_write, total: None, cost: None }
+        Usage { input, output, cache_read, cache_write, ..Usage::default() }
     }
 
     #[test]
@@ -273,7 +289,15 @@ mod tests {
             output: 15.0,
             cache_read: Some(0.3),
             cache_write: Some(3.75),
-            above: Some(Tier { tokens: 200_000, input: 6.0, output: 22.5, cache_read: Some(0.6), cache_write: Some(7.5) }),
+            cache_write_1h: None,
+            above: Some(Tier {
+                tokens: 200_000,
+                input: 6.0,
+                output: 22.5,
+                cache_read: Some(0.6),
+                cache_write: Some(7.5),
+                cache_write_1h: None,
+            }),
         };
         let c = estimate(&usage(1_000_000, 0, 0, 0), &p);
         assert!((c - 6.0).abs() < 1e-9, "1M input is over the tier: {c}");
@@ -281,8 +305,14 @@ mod tests {
         let want = (100_000.0 * 3.0 + 10_000.0 * 15.0 + 50_000.0 * 0.3 + 50_000.0 * 3.75) / 1e6;
         assert!((c - want).abs() < 1e-12);
         // No cache rates: billed as input.
-        let plain = Price { cache_read: None, cache_write: None, above: None, ..p };
+        let plain = Price { cache_read: None, cache_write: None, above: None, ..p.clone() };
         assert!((estimate(&usage(0, 0, 1_000_000, 1_000_000), &plain) - 6.0).abs() < 1e-9);
+        // 1-hour cache writes at their own rate; without one, at the 5-minute rate.
+        let mut u = usage(0, 0, 0, 1_000_000);
+        u.cache_write_1h = 400_000;
+        let hour = Price { cache_write_1h: Some(6.0), above: None, ..p.clone() };
+        assert!((estimate(&u, &hour) - (0.6 * 3.75 + 0.4 * 6.0)).abs() < 1e-9);
+        assert!((estimate(&u, &Price { above: None, ..p }) - 3.75).abs() < 1e-9);
     }
 
     #[test]

@@ -939,7 +939,7 @@ mod tests {
     #[test]
     fn tokens_sum_parts_and_keep_missing_cost_null() {
         let mut t = Tokens::default();
-        t.call(Some(&Usage { input: 1, output: 2, cache_read: 3, cache_write: 4, total: Some(99), cost: None }));
+        t.call(Some(&Usage { input: 1, output: 2, cache_read: 3, cache_write: 4, total: Some(99), ..Usage::default() }));
         t.call(None);
         assert_eq!((t.calls, t.total, t.cost), (2, 10, None));
         t.call(Some(&Usage { cost: Some(0.5), ..Usage::default() }));
