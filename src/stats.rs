@@ -505,7 +505,18 @@ impl<'o> Acc<'o> {
         tools: &[&str],
     ) {
         let call = u.map(|u| Call::priced(u, provider, model, self.opts.prices));
-        let call = call.as_ref();
+        self.count(usage, ms, provider, model, call.as_ref(), tools);
+    }
+
+    fn count(
+        &mut self,
+        usage: &mut Tokens,
+        ms: Option<i64>,
+        provider: Option<&str>,
+        model: Option<&str>,
+        call: Option<&Call<'_>>,
+        tools: &[&str],
+    ) {
         usage.call(call);
         self.model(provider, model, call);
         self.day(ms, call);
@@ -607,7 +618,16 @@ impl SessionStats {
             }
             match o.tag.as_ref() {
                 "llm_call" if acc.admits(o.ts) => {
-                    acc.call(&mut usage, o.ts, o.provider.as_deref(), o.model.as_deref(), o.usage.as_ref(), &[]);
+                    // crab's `prompt` counts the cached tokens it read (it is never below
+                    // `cache_read`): only the rest is billed at the input rate.
+                    let billed = o.usage.map(|u| Usage { input: u.input.saturating_sub(u.cache_read), ..u });
+                    let (provider, model) = (o.provider.as_deref(), o.model.as_deref());
+                    let call = o.usage.as_ref().zip(billed.as_ref()).map(|(u, b)| Call {
+                        usage: u,
+                        cost: price::cost(b, provider, model, opts.prices),
+                        model,
+                    });
+                    acc.count(&mut usage, o.ts, provider, model, call.as_ref(), &[]);
                 }
                 "tool_call" if acc.admits(o.ts) => {
                     let row = acc.tool(o.tool.as_deref().unwrap_or("?"));
