@@ -770,7 +770,8 @@ pub fn context(s: &Session<'_>) -> Context {
         at: Value::Null,
         line: None,
     };
-    let Some(tip) = s.tree.latest() else { return none };
+    // No entries: nothing is sent, as `context` says (0, not unknown).
+    let Some(tip) = s.tree.latest() else { return Context { estimated_tokens: Some(0), ..none } };
     // A message whose content cannot be decoded leaves the estimate unknown, never 0.
     let estimated = crate::context::materialize(s, tip).ok().map(|c| c.estimated_tokens);
     match crate::context::recorded(s, tip) {
@@ -957,12 +958,24 @@ mod tests {
     }
 
     #[test]
-    fn tokens_sum_parts_and_keep_missing_cost_null() {
+    fn tokens_sum_parts_and_say_where_the_cost_comes_from() {
+        let p = Prices::bundled();
+        let priced = |u: &'static Usage, model: &'static str| Call::priced(u, None, Some(model), p);
+        static A: Usage = Usage { input: 1, output: 2, cache_read: 3, cache_write: 4, cache_write_1h: 0, total: Some(99), cost: None };
+        static B: Usage = Usage { input: 0, output: 0, cache_read: 0, cache_write: 0, cache_write_1h: 0, total: None, cost: Some(0.5) };
         let mut t = Tokens::default();
-        t.call(Some(&Usage { input: 1, output: 2, cache_read: 3, cache_write: 4, total: Some(99), ..Usage::default() }));
         t.call(None);
-        assert_eq!((t.calls, t.total, t.cost), (2, 10, None));
-        t.call(Some(&Usage { cost: Some(0.5), ..Usage::default() }));
-        assert_eq!(t.cost, Some(0.5));
+        assert_eq!((t.calls, t.cost, t.cost_source), (1, None, None), "no usage: no cost at all");
+        t.call(Some(&priced(&A, "no-such-model")));
+        assert_eq!((t.calls, t.total, t.cost, t.cost_source), (2, 10, None, Some(CostSource::Unknown)));
+        assert_eq!(t.unpriced_models, ["no-such-model"]);
+        let mut t = Tokens::default();
+        t.call(Some(&priced(&B, "no-such-model")));
+        assert_eq!((t.cost, t.cost_source), (Some(0.5), Some(CostSource::Recorded)));
+        t.call(Some(&priced(&A, "claude-opus-4-6")));
+        assert_eq!(t.cost_source, Some(CostSource::Mixed));
+        // 1 x $5 + 2 x $25 + 3 x $0.50 + 4 x $6.25 per million.
+        let est = (5.0 + 50.0 + 1.5 + 25.0) / 1e6;
+        assert!((t.cost.unwrap() - (0.5 + est)).abs() < 1e-12);
     }
 }
