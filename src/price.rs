@@ -130,7 +130,8 @@ impl Prices {
             Error::Usage(format!("{name}:{}:{}: not a price table: {}", e.line(), e.column(), strip_position(&e)))
         })?;
         for (model, price) in &p.models {
-            let rates = [Some(price.input), Some(price.output), price.cache_read, price.cache_write, price.cache_write_1h];
+            let rates =
+                [Some(price.input), Some(price.output), price.cache_read, price.cache_write, price.cache_write_1h];
             let tier = price
                 .above
                 .iter()
@@ -188,7 +189,12 @@ fn strip_date(name: &str) -> &str {
     if name.len() > 11 && name.is_char_boundary(name.len() - 11) {
         let (head, tail) = name.split_at(name.len() - 11);
         let b = tail.as_bytes();
-        if b[0] == b'-' && b[5] == b'-' && b[8] == b'-' && digits(&tail[1..5]) && digits(&tail[6..8]) && digits(&tail[9..])
+        if b[0] == b'-'
+            && b[5] == b'-'
+            && b[8] == b'-'
+            && digits(&tail[1..5])
+            && digits(&tail[6..8])
+            && digits(&tail[9..])
         {
             return head;
         }

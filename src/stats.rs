@@ -155,13 +155,14 @@ impl Tokens {
     fn settle(&mut self) {
         let (sum, over) = crate::model::add_cost(self.recorded_cost, self.estimated_cost);
         self.usage_overflow |= over;
-        let (cost, source) = match (self.recorded_cost.is_some(), self.estimated_cost.is_some(), self.unpriced_calls > 0) {
-            (_, _, true) => (None, Some(CostSource::Unknown)),
-            (true, true, false) => (sum, Some(CostSource::Mixed)),
-            (true, false, false) => (sum, Some(CostSource::Recorded)),
-            (false, true, false) => (sum, Some(CostSource::Estimated)),
-            (false, false, false) => (None, None),
-        };
+        let (cost, source) =
+            match (self.recorded_cost.is_some(), self.estimated_cost.is_some(), self.unpriced_calls > 0) {
+                (_, _, true) => (None, Some(CostSource::Unknown)),
+                (true, true, false) => (sum, Some(CostSource::Mixed)),
+                (true, false, false) => (sum, Some(CostSource::Recorded)),
+                (false, true, false) => (sum, Some(CostSource::Estimated)),
+                (false, false, false) => (None, None),
+            };
         self.cost = cost;
         self.cost_source = source;
         self.cost_lower_bound = if self.unpriced_calls > 0 { Some(sum.unwrap_or(0.0)) } else { None };
@@ -441,7 +442,13 @@ pub struct Options<'p> {
 impl Default for Options<'static> {
     /// The bundled prices, no window, UTC days.
     fn default() -> Self {
-        Options { prices: Prices::bundled(), since: None, until: None, tz: jiff::tz::TimeZone::UTC, period: Period::Day }
+        Options {
+            prices: Prices::bundled(),
+            since: None,
+            until: None,
+            tz: jiff::tz::TimeZone::UTC,
+            period: Period::Day,
+        }
     }
 }
 
@@ -587,7 +594,8 @@ impl SessionStats {
                 if !s.observed {
                     let ms = e.timestamp.or(m.timestamp);
                     if m.role == Role::Assistant && acc.admits(ms) {
-                        let mut tools: Vec<&str> = m.tool_calls.iter().map(|c| c.name.as_deref().unwrap_or("?")).collect();
+                        let mut tools: Vec<&str> =
+                            m.tool_calls.iter().map(|c| c.name.as_deref().unwrap_or("?")).collect();
                         tools.sort_unstable();
                         tools.dedup();
                         acc.call(&mut usage, ms, m.provider.as_deref(), m.model.as_deref(), m.usage.as_ref(), &tools);
@@ -744,7 +752,8 @@ fn branch(s: &Session<'_>, file_usage: &Tokens, leaves: u64, opts: &Options<'_>)
         if let Some(m) = &s.entry(i).message {
             messages.count(m.role);
             if m.role == Role::Assistant && opts.admits(s.entry(i).timestamp.or(m.timestamp)) {
-                let call = m.usage.as_ref().map(|u| Call::priced(u, m.provider.as_deref(), m.model.as_deref(), opts.prices));
+                let call =
+                    m.usage.as_ref().map(|u| Call::priced(u, m.provider.as_deref(), m.model.as_deref(), opts.prices));
                 usage.call(call.as_ref());
             }
         }
@@ -961,8 +970,24 @@ mod tests {
     fn tokens_sum_parts_and_say_where_the_cost_comes_from() {
         let p = Prices::bundled();
         let priced = |u: &'static Usage, model: &'static str| Call::priced(u, None, Some(model), p);
-        static A: Usage = Usage { input: 1, output: 2, cache_read: 3, cache_write: 4, cache_write_1h: 0, total: Some(99), cost: None };
-        static B: Usage = Usage { input: 0, output: 0, cache_read: 0, cache_write: 0, cache_write_1h: 0, total: None, cost: Some(0.5) };
+        static A: Usage = Usage {
+            input: 1,
+            output: 2,
+            cache_read: 3,
+            cache_write: 4,
+            cache_write_1h: 0,
+            total: Some(99),
+            cost: None,
+        };
+        static B: Usage = Usage {
+            input: 0,
+            output: 0,
+            cache_read: 0,
+            cache_write: 0,
+            cache_write_1h: 0,
+            total: None,
+            cost: Some(0.5),
+        };
         let mut t = Tokens::default();
         t.call(None);
         assert_eq!((t.calls, t.cost, t.cost_source), (1, None, None), "no usage: no cost at all");

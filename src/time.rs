@@ -159,7 +159,8 @@ pub fn zone(name: Option<&str>) -> Result<jiff::tz::TimeZone, String> {
     match name {
         None => Ok(jiff::tz::TimeZone::system()),
         Some(n) if n.eq_ignore_ascii_case("utc") || n == "Z" => Ok(jiff::tz::TimeZone::UTC),
-        Some(n) => jiff::tz::TimeZone::get(n).map_err(|_| format!("unknown time zone {n:?} (an IANA name such as Europe/Berlin, or UTC)")),
+        Some(n) => jiff::tz::TimeZone::get(n)
+            .map_err(|_| format!("unknown time zone {n:?} (an IANA name such as Europe/Berlin, or UTC)")),
     }
 }
 
@@ -181,7 +182,11 @@ pub enum End {
 pub fn parse_when(s: &str, tz: &jiff::tz::TimeZone, end: End, now_ms: i64) -> Result<i64, String> {
     use jiff::civil::{Date, DateTime};
     let s = s.trim();
-    let bad = |why: &str| format!("{s:?} is not a time: {why} (use 2026-11-30, 2026-11-30T14:00, 2026-11-30T14:00Z, or 7d / 12h / 30m / 2w)");
+    let bad = |why: &str| {
+        format!(
+            "{s:?} is not a time: {why} (use 2026-11-30, 2026-11-30T14:00, 2026-11-30T14:00Z, or 7d / 12h / 30m / 2w)"
+        )
+    };
     if let Some(unit) = s.chars().last().filter(|c| c.is_ascii_alphabetic()) {
         let num = &s[..s.len() - 1];
         if !num.is_empty() && num.bytes().all(|b| b.is_ascii_digit()) {

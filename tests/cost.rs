@@ -103,7 +103,11 @@ fn an_unknown_model_makes_the_cost_unknown_never_zero() {
     let f = session(
         dir.path(),
         "u.jsonl",
-        &[("claude-opus-4-6", MILLION_IN, None), ("house-model-7", MILLION_IN, None), ("house-model-7", MILLION_IN, None)],
+        &[
+            ("claude-opus-4-6", MILLION_IN, None),
+            ("house-model-7", MILLION_IN, None),
+            ("house-model-7", MILLION_IN, None),
+        ],
     );
     let u = usage_of(&f, &[]);
     assert_eq!(u["cost"], Value::Null, "{u}");
@@ -121,7 +125,11 @@ fn an_unknown_model_makes_the_cost_unknown_never_zero() {
 #[test]
 fn recorded_and_estimated_costs_sum_to_mixed() {
     let dir = tempfile::tempdir().unwrap();
-    let f = session(dir.path(), "m.jsonl", &[("claude-opus-4-6", MILLION_IN, None), ("house-model-7", MILLION_IN, Some(0.25))]);
+    let f = session(
+        dir.path(),
+        "m.jsonl",
+        &[("claude-opus-4-6", MILLION_IN, None), ("house-model-7", MILLION_IN, Some(0.25))],
+    );
     let u = usage_of(&f, &[]);
     assert_eq!(u["cost_source"], "mixed");
     assert!(close(&u["cost"], 5.25), "{u}");
@@ -152,7 +160,8 @@ fn bad_prices_file_is_exit_2_with_line_and_column() {
     let dir = tempfile::tempdir().unwrap();
     let f = session(dir.path(), "h.jsonl", &[("house-model-7", MILLION_IN, None)]);
     let prices = dir.path().join("bad.json");
-    std::fs::write(&prices, "{\"models\": {\n  \"house-model-7\": {\"input\": \"cheap\", \"output\": 1}\n}}\n").unwrap();
+    std::fs::write(&prices, "{\"models\": {\n  \"house-model-7\": {\"input\": \"cheap\", \"output\": 1}\n}}\n")
+        .unwrap();
     let o = run(&["stats", "--prices", prices.to_str().unwrap(), &f]);
     assert_eq!(code(&o), 2);
     let want = format!("{}:2:", prices.display());
@@ -171,7 +180,8 @@ fn max_cost_fails_on_an_estimated_cost_and_says_so() {
     assert!(err.contains("estimated cost") && err.contains("$5.0000") && err.contains("by $1.0000"), "{err}");
     assert_eq!(code(&run(&["stats", "-q", "--max-cost", "6", &f])), 0);
     // Unknown cost whose priced part is already over: over; under: warned, not checked.
-    let g = session(dir.path(), "u.jsonl", &[("claude-opus-4-6", MILLION_IN, None), ("house-model-7", MILLION_IN, None)]);
+    let g =
+        session(dir.path(), "u.jsonl", &[("claude-opus-4-6", MILLION_IN, None), ("house-model-7", MILLION_IN, None)]);
     assert_eq!(code(&run(&["stats", "-q", "--max-cost", "4", &g])), 1);
     let o = run(&["stats", "--max-cost", "6", &g]);
     assert_eq!(code(&o), 0);

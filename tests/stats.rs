@@ -84,7 +84,8 @@ fn arcturn_branch_and_context_scopes() {
     assert_eq!(b["messages"], json!({"user":2,"assistant":4,"tool_result":2,"system":0,"other":0}));
     // The last call on the branch, d4000002: 20 + 30 + 5000 + 50, recorded; the estimate is the
     // `context` command's at the same (latest) leaf.
-    let estimated = json(&["context", "--json", "-q", &format!("{D}/arcturn-branches.jsonl")], 0)["estimated_tokens"].clone();
+    let estimated =
+        json(&["context", "--json", "-q", &format!("{D}/arcturn-branches.jsonl")], 0)["estimated_tokens"].clone();
     assert!(estimated.as_u64().is_some_and(|e| e > 0 && e < 5100), "{estimated}");
     assert_eq!(
         s["context"],

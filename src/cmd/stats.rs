@@ -18,11 +18,11 @@ use crate::cli::{StatsArgs, StatsBy};
 use crate::discover;
 use crate::error::{Error, Result};
 use crate::format::claude;
+use crate::price::{CostSource, Prices};
 use crate::render::{json, Palette};
 use crate::sanitize;
 use crate::session::Session;
 use crate::source::{ReadOptions, Source};
-use crate::price::{CostSource, Prices};
 use crate::stats::{ContextSource, Options, SessionStats, Tokens, Total};
 use crate::time::{self, format_duration, format_minutes, End, Period};
 
@@ -84,7 +84,13 @@ pub fn run(ctx: &Ctx, a: &StatsArgs, out: &mut dyn Write) -> Result<Outcome> {
     }
     let total = Total::of(&sessions);
     if let (Some(by), true) = (a.by, ctx.global.json) {
-        let doc = ByDoc { schema_version: 1, by: by.name(), rows: rows(by, &sessions, &total), total: ByTotal { usage: &total.usage, undated_calls: total.undated_calls }, skipped: &tally.skipped };
+        let doc = ByDoc {
+            schema_version: 1,
+            by: by.name(),
+            rows: rows(by, &sessions, &total),
+            total: ByTotal { usage: &total.usage, undated_calls: total.undated_calls },
+            skipped: &tally.skipped,
+        };
         json::write(out, &doc, false).map_err(io_err)?;
     } else if ctx.global.json {
         let doc = StatsDoc { schema_version: 1, sessions: &sessions, total: &total, skipped: &tally.skipped };
@@ -301,7 +307,12 @@ fn rows(by: StatsBy, sessions: &[SessionStats], total: &Total) -> Vec<Row> {
     };
     match by {
         StatsBy::Day | StatsBy::Week | StatsBy::Month => {
-            let mut v: Vec<Row> = total.periods.iter().filter(|(k, _)| k.is_some()).map(|(k, u)| Row::new(k.clone(), u.clone())).collect();
+            let mut v: Vec<Row> = total
+                .periods
+                .iter()
+                .filter(|(k, _)| k.is_some())
+                .map(|(k, u)| Row::new(k.clone(), u.clone()))
+                .collect();
             v.extend(total.periods.get(&None).map(|u| Row::new(None, u.clone())));
             v
         }
@@ -319,7 +330,11 @@ fn rows(by: StatsBy, sessions: &[SessionStats], total: &Total) -> Vec<Row> {
         StatsBy::Tool => total
             .tool_calls
             .iter()
-            .map(|t| Row { calls: Some(t.calls), errors: Some(t.errors), ..Row::new(Some(t.tool.clone()), t.usage.clone()) })
+            .map(|t| Row {
+                calls: Some(t.calls),
+                errors: Some(t.errors),
+                ..Row::new(Some(t.tool.clone()), t.usage.clone())
+            })
             .collect(),
     }
 }
@@ -420,7 +435,13 @@ fn human(ctx: &Ctx, a: &StatsArgs, sessions: &[SessionStats], total: &Total, out
             title(out, p, "Usage by model", "file scope, all inputs")?;
             writeln!(out, "{}", models_table(&total.by_model, &total.usage, w))?;
         }
-        (Some(by @ (StatsBy::Day | StatsBy::Week | StatsBy::Month | StatsBy::Project | StatsBy::Agent | StatsBy::Tool)), _) => {
+        (
+            Some(
+                by
+                @ (StatsBy::Day | StatsBy::Week | StatsBy::Month | StatsBy::Project | StatsBy::Agent | StatsBy::Tool),
+            ),
+            _,
+        ) => {
             let note = match by {
                 StatsBy::Day | StatsBy::Week | StatsBy::Month => {
                     format!("{}, file scope, all inputs", a.timezone.as_deref().unwrap_or("local time"))
@@ -508,7 +529,10 @@ fn cost(u: &Tokens) -> String {
 /// The cost in the summary line, with where it comes from.
 fn cost_fact(u: &Tokens) -> String {
     let prices = Prices::bundled();
-    let table = format!("priced from {}", prices.retrieved.as_deref().map_or("the price table".to_string(), |d| format!("LiteLLM prices of {d}")));
+    let table = format!(
+        "priced from {}",
+        prices.retrieved.as_deref().map_or("the price table".to_string(), |d| format!("LiteLLM prices of {d}"))
+    );
     match (u.cost_source, u.cost) {
         (Some(CostSource::Recorded), Some(c)) => format!("${c:.4} recorded"),
         (Some(CostSource::Estimated), Some(c)) => format!("${c:.4} estimated ({table})"),
@@ -528,7 +552,6 @@ fn cost_fact(u: &Tokens) -> String {
 }
 
 const USAGE_HEAD: [&str; 7] = ["calls", "input", "output", "cache read", "cache write", "total", "cost"];
-
 
 fn single(s: &SessionStats, p: &Palette, w: usize, out: &mut dyn Write) -> io::Result<()> {
     let mut head = vec![s.format.to_string(), format!("{} entries", thousands(s.entries))];
@@ -571,24 +594,30 @@ fn single(s: &SessionStats, p: &Palette, w: usize, out: &mut dyn Write) -> io::R
         row.extend(usage_cells(&sa.session_usage));
         t.add_row(row);
     }
-    let est = s.context.estimated_tokens.map(thousands).unwrap_or_else(|| "-".into());
-    let ctx_note = match s.context.source {
-        ContextSource::LastCall => format!("recorded by the last model call; estimated ~{est} without system prompt and tools"),
-        ContextSource::Compaction => format!("recorded after the last compaction; estimated ~{est}"),
-        ContextSource::Estimate => "estimate: characters / 4 (no recorded size)".to_string(),
-        ContextSource::None => "nothing to measure".to_string(),
+    // Two context figures: what the file recorded for the last call, and the `context`
+    // command's estimate at the same leaf (it cannot see the system prompt and tools).
+    let figure = |n: Option<u64>| n.map(thousands).unwrap_or_else(|| "-".into());
+    let mut context_row = |scope: &str, total: String, note: &str| {
+        let mut row = vec![scope.to_string()];
+        row.extend(std::iter::repeat_n(String::new(), 5));
+        row.extend([total, note.to_string()]);
+        t.add_row(row);
     };
-    let ctx_total = s.context.tokens.map(thousands).unwrap_or_else(|| "-".into());
-    t.add_row(vec![
-        "context".to_string(),
-        String::new(),
-        String::new(),
-        String::new(),
-        String::new(),
-        String::new(),
-        ctx_total,
-        ctx_note,
-    ]);
+    match s.context.source {
+        ContextSource::LastCall | ContextSource::Compaction => {
+            let note = if s.context.source == ContextSource::LastCall {
+                "recorded, last call"
+            } else {
+                "recorded, compaction"
+            };
+            context_row("context", figure(s.context.recorded_tokens), note);
+            context_row("  estimate", figure(s.context.estimated_tokens), "chars / 4, no system prompt or tools");
+        }
+        ContextSource::Estimate => {
+            context_row("context", figure(s.context.estimated_tokens), "estimate: characters / 4")
+        }
+        ContextSource::None => context_row("context", "-".into(), "nothing to measure"),
+    }
     numeric(&mut t, 1);
     writeln!(out, "{t}")?;
 
