@@ -162,7 +162,11 @@ def num(v):
 def diff(a, b):
     return "-" if a is None or b is None else ("0" if a == b else f"{a - b:+,}")
 
+def pct(a, b):
+    return "-" if a is None or b is None or b == 0 else f"{(a - b) / b * 100:+.3f}%"
+
 differ = 0
+cost_rows = []
 print(f"arcturn-inspect vs ccusage {version} (claude session --json --offline) vs FORMATS-REAL 2.6 rules")
 print(f"{'session / figure':<24} {'arcturn':>13} {'ccusage':>13} {'rules':>13} {'arcturn-cc':>11} {'rules-cc':>11}")
 for n, (path, sid, slug) in enumerate(manifest, 1):
@@ -182,11 +186,27 @@ for n, (path, sid, slug) in enumerate(manifest, 1):
         r = rules[ok]
         bad = bad or (a is not None and a != b)
         print(f"  {label:<22} {num(a):>13} {num(b):>13} {num(r):>13} {diff(a, b):>11} {diff(r, b):>11}")
+    # Cost: ours is estimated from data/prices.json, ccusage's from its offline LiteLLM copy;
+    # they must agree within 1% per session.
+    oc = None if ours is None else ours.get("cost")
+    src = None if ours is None else ours.get("cost_source")
+    ccost = None if c is None else c.get("totalCost", c.get("costUSD"))
+    cost_bad = oc is None or ccost is None or (abs(oc - ccost) > 0.01 * abs(ccost) if ccost else oc != 0)
+    print(f"  {'cost USD (' + str(src) + ')':<22} {'-' if oc is None else f'{oc:.6f}':>13} {'-' if ccost is None else f'{ccost:.6f}':>13} {'':>13} {pct(oc, ccost):>11}")
+    cost_rows.append((os.path.relpath(path), oc, ccost, src, c.get("modelsUsed") if c else None))
+    bad = bad or cost_bad
     differ += bad
 for sid, c in cc.items():
     differ += 1
     print(f"ccusage session {sid} ({c['projectPath']}) matches no input file: total {c['totalTokens']:,}")
-print("arcturn-inspect equals ccusage on every figure of every session" if differ == 0
+print()
+print("| session file | models | arcturn-inspect (estimated) | ccusage | difference |")
+print("|---|---|---|---|---|")
+for path, oc, ccost, src, models in cost_rows:
+    m = ", ".join(models) if models else "-"
+    print(f"| `{path}` | {m} | {'-' if oc is None else f'${oc:.6f}'} | {'-' if ccost is None else f'${ccost:.6f}'} | {pct(oc, ccost)} |")
+print()
+print("arcturn-inspect equals ccusage on every token figure, and its cost within 1%, on every session" if differ == 0
       else f"{differ} session(s) differ from ccusage or were not read")
 sys.exit(1 if differ else 0)
 PY

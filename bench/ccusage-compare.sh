@@ -26,7 +26,14 @@ for f in "$@"; do
   cp "$f" "$day/rollout-2026-01-01T00-00-0$n-$(basename "$f" .jsonl).jsonl"
 done
 
-CODEX_HOME=$home npx --yes "ccusage@$CCUSAGE_VERSION" codex session --json --offline >"$home/ccusage.json"
+# The copy bench/ccusage-claude.sh installs, when it is there; npx otherwise.
+prefix=${CCUSAGE_PREFIX:-${XDG_CACHE_HOME:-$HOME/.cache}/arcturn-inspect-bench/ccusage-$CCUSAGE_VERSION}
+if [ -x "$prefix/node_modules/.bin/ccusage" ]; then
+  ccusage=("$prefix/node_modules/.bin/ccusage")
+else
+  ccusage=(npx --yes "ccusage@$CCUSAGE_VERSION")
+fi
+CODEX_HOME=$home TZ=UTC "${ccusage[@]}" codex session --json --offline >"$home/ccusage.json"
 "$bin" stats --json -q "$day" >"$home/ours.json"
 
 python3 - "$home/ccusage.json" "$home/ours.json" <<'PY'
@@ -41,13 +48,16 @@ rows = [
     ("output", cc.get("outputTokens"), u["output"]),
     ("total", cc.get("totalTokens"), u["total"]),
     ("model calls", None, u["calls"]),
-    ("cost USD", cc.get("costUSD"), u["cost"]),
+    ("cost USD", cc.get("costUSD", cc.get("totalCost")), u["cost"]),
 ]
 print(f"{'figure':<18} {'ccusage ' + '20.0.24':>16} {'arcturn-inspect':>16}  same")
 for name, a, b in rows:
-    same = "" if a is None or name == "cost USD" else ("yes" if a == b else "NO")
+    if name == "cost USD":
+        same = "NO" if a is None or b is None else ("yes (within 1%: {:+.3f}%)".format((b - a) / a * 100) if abs(b - a) <= 0.01 * abs(a) else "NO ({:+.3f}%)".format((b - a) / a * 100))
+    else:
+        same = "" if a is None else ("yes" if a == b else "NO")
     fa = "-" if a is None else (f"{a:,.6f}" if isinstance(a, float) else f"{a:,}")
     fb = "-" if b is None else (f"{b:,.6f}" if isinstance(b, float) else f"{b:,}")
     print(f"{name:<18} {fa:>16} {fb:>16}  {same}")
-print("(ccusage prices the tokens from its cached LiteLLM table; Codex files record no cost, so arcturn-inspect prints none)")
+print(f"(Codex files record no cost: both price the tokens from LiteLLM's table; arcturn-inspect's cost_source is {u.get('cost_source')!r})")
 PY

@@ -202,9 +202,13 @@ Register-ArgumentCompleter -Native -CommandName 'arcturn-inspect' -ScriptBlock {
             break
         }
         'arcturn-inspect;stats' {
-            [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'Group the summary table by model, day or session (default: the full report for one session, a row per session for several)')
+            [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'Group the summary table (default: the full report for one session, a row per session for several). With --json: {"by", "rows": [{"key", "usage"}], "total": {"usage"}}')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Count only model calls at or after WHEN: a date (2026-11-30, from its start), a date-time (2026-11-30T14:00, or with Z / +01:00), or relative (7d, 12h, 30m, 2w ago). Calls without a timestamp are left out (and counted) when a window is set')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Count only model calls before WHEN (exclusive); a bare date includes that whole day')
+            [CompletionResult]::new('--timezone', '--timezone', [CompletionResultType]::ParameterName, 'Time zone of dates, --since/--until and day/week/month rows: an IANA name (Europe/Berlin) or UTC. Default: the local zone')
+            [CompletionResult]::new('--prices', '--prices', [CompletionResultType]::ParameterName, 'Price calls that recorded no cost with this table instead of the bundled one (same JSON shape as data/prices.json: {"models": {"NAME": {"input", "output", "cache_read", "cache_write", "above"}}}, dollars per million tokens)')
             [CompletionResult]::new('--max-tokens', '--max-tokens', [CompletionResultType]::ParameterName, 'CI gate: exit 1 when a session used more tokens than this (file scope: input, output, cache read and cache write)')
-            [CompletionResult]::new('--max-cost', '--max-cost', [CompletionResultType]::ParameterName, 'CI gate: exit 1 when a session''s recorded cost is above this many dollars')
+            [CompletionResult]::new('--max-cost', '--max-cost', [CompletionResultType]::ParameterName, 'CI gate: exit 1 when a session''s cost (recorded or estimated from the price table) is above this many dollars')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output')
             [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'Skip format detection')
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024')

@@ -679,14 +679,30 @@ _arcturn__inspect() {
             return 0
             ;;
         arcturn__subcmd__inspect__subcmd__stats)
-            opts="-q -h --by --max-tokens --max-cost --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+            opts="-q -h --by --since --until --timezone --prices --max-tokens --max-cost --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --by)
-                    COMPREPLY=($(compgen -W "model day session" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "day week month session model project agent tool" -- "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timezone)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prices)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --max-tokens)

@@ -189,9 +189,13 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --help 'Print help'
         }
         &'arcturn-inspect;stats'= {
-            cand --by 'Group the summary table by model, day or session (default: the full report for one session, a row per session for several)'
+            cand --by 'Group the summary table (default: the full report for one session, a row per session for several). With --json: {"by", "rows": [{"key", "usage"}], "total": {"usage"}}'
+            cand --since 'Count only model calls at or after WHEN: a date (2026-11-30, from its start), a date-time (2026-11-30T14:00, or with Z / +01:00), or relative (7d, 12h, 30m, 2w ago). Calls without a timestamp are left out (and counted) when a window is set'
+            cand --until 'Count only model calls before WHEN (exclusive); a bare date includes that whole day'
+            cand --timezone 'Time zone of dates, --since/--until and day/week/month rows: an IANA name (Europe/Berlin) or UTC. Default: the local zone'
+            cand --prices 'Price calls that recorded no cost with this table instead of the bundled one (same JSON shape as data/prices.json: {"models": {"NAME": {"input", "output", "cache_read", "cache_write", "above"}}}, dollars per million tokens)'
             cand --max-tokens 'CI gate: exit 1 when a session used more tokens than this (file scope: input, output, cache read and cache write)'
-            cand --max-cost 'CI gate: exit 1 when a session''s recorded cost is above this many dollars'
+            cand --max-cost 'CI gate: exit 1 when a session''s cost (recorded or estimated from the price table) is above this many dollars'
             cand --color 'When to colour human output'
             cand --input-format 'Skip format detection'
             cand --max-bytes 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024'

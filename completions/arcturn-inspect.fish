@@ -204,11 +204,20 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -s q -l quiet -d 'No warnings on stderr'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l no-mmap -d 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -s h -l help -d 'Print help'
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l by -d 'Group the summary table by model, day or session (default: the full report for one session, a row per session for several)' -r -f -a "model\t'A row per model (provider/model), summed over every input'
-day\t'A row per UTC day of the model calls'
-session\t'A row per session file, plus totals'"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l by -d 'Group the summary table (default: the full report for one session, a row per session for several). With --json: {"by", "rows": [{"key", "usage"}], "total": {"usage"}}' -r -f -a "day\t'A row per day of the model calls (in --timezone)'
+week\t'A row per ISO week of the model calls (`2026-W48`, in --timezone)'
+month\t'A row per month of the model calls (in --timezone)'
+session\t'A row per session file, plus totals'
+model\t'A row per model (provider/model), summed over every input'
+project\t'A row per project: the session\'s working directory, else its agent folder\'s project'
+agent\t'A row per agent (session format: claude, codex, pi, arcturn, crab)'
+tool\t'A row per tool: calls, errors, and the usage of the model calls that issued it'"
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l since -d 'Count only model calls at or after WHEN: a date (2026-11-30, from its start), a date-time (2026-11-30T14:00, or with Z / +01:00), or relative (7d, 12h, 30m, 2w ago). Calls without a timestamp are left out (and counted) when a window is set' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l until -d 'Count only model calls before WHEN (exclusive); a bare date includes that whole day' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l timezone -d 'Time zone of dates, --since/--until and day/week/month rows: an IANA name (Europe/Berlin) or UTC. Default: the local zone' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l prices -d 'Price calls that recorded no cost with this table instead of the bundled one (same JSON shape as data/prices.json: {"models": {"NAME": {"input", "output", "cache_read", "cache_write", "above"}}}, dollars per million tokens)' -r -F
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l max-tokens -d 'CI gate: exit 1 when a session used more tokens than this (file scope: input, output, cache read and cache write)' -r
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l max-cost -d 'CI gate: exit 1 when a session\'s recorded cost is above this many dollars' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l max-cost -d 'CI gate: exit 1 when a session\'s cost (recorded or estimated from the price table) is above this many dollars' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l color -d 'When to colour human output' -r -f -a "auto\t''
 always\t''
 never\t''"

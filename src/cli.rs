@@ -108,7 +108,7 @@ pub enum Command {
     Query(QueryArgs),
     /// Show what the model is sent at an entry: compactions folded, stubs, state, tokens.
     #[command(
-        after_help = "Examples:\n  arcturn-inspect context session.jsonl\n  arcturn-inspect context session.jsonl b27e9a10\n  arcturn-inspect context --json session.jsonl | jq '.estimated_tokens'\n  arcturn-inspect context --json session.jsonl | jq -r '.messages[] | select(.elided) | .entry_id'"
+        after_help = "Examples:\n  arcturn-inspect context session.jsonl\n  arcturn-inspect context session.jsonl b27e9a10\n  arcturn-inspect context --json session.jsonl | jq '.estimated_tokens'\n  arcturn-inspect context --json session.jsonl | jq -r '.messages[] | select(.elided) | .entry_id'\n\nestimated_tokens counts the messages that would be sent (characters / 4, the agents' own\nestimate); recorded_tokens is the size the file recorded for the last model call on the path.\nThe recorded size is larger: the system prompt and tool definitions are sent but not written\nto the file. `stats` shows the same two figures for the latest leaf."
     )]
     Context(ContextArgs),
     /// Write a Markdown or HTML transcript of the path to an entry.
@@ -123,7 +123,7 @@ pub enum Command {
     Trace(TraceArgs),
     /// Token and activity statistics for sessions, files and directories.
     #[command(
-        after_help = "Examples:\n  arcturn-inspect stats session.jsonl\n  arcturn-inspect stats --by model ~/.arcturn/sessions/\n  arcturn-inspect stats --by day .crab/sessions/\n  arcturn-inspect stats --max-tokens 2000000 --max-cost 5 sessions/   (CI gate: exit 1 when exceeded)\n  arcturn-inspect stats --json sessions/ | jq '.total.usage'"
+        after_help = "Examples:\n  arcturn-inspect stats session.jsonl\n  arcturn-inspect stats --by model ~/.arcturn/sessions/\n  arcturn-inspect stats --by day --since 7d --timezone Europe/Berlin ~/.claude/projects/\n  arcturn-inspect stats --by week --since 2026-11-01 --until 2026-11-30 sessions/\n  arcturn-inspect stats --max-tokens 2000000 --max-cost 5 sessions/   (CI gate: exit 1 when exceeded)\n  arcturn-inspect stats --json sessions/ | jq '.total.usage'\n\nCosts: a cost the file recorded is kept (cost_source \"recorded\"); other calls are priced from the\nbundled table (LiteLLM's prices, dated in data/prices.json; --prices FILE overrides) as\n\"estimated\"; a sum of both is \"mixed\"; a model the table does not know makes the cost\n\"unknown\" (listed in unpriced_models), never 0.\n\nContext: `recorded` is the size the file recorded for the last model call; `estimated` is the\n`context` command's characters/4 estimate of the messages at the latest leaf. The estimate is\nsmaller: the system prompt and tool definitions are sent but not written to the file."
     )]
     Stats(StatsArgs),
     /// List the sessions in a directory, newest first, reading only each file's head and tail.
@@ -263,12 +263,37 @@ pub struct TraceArgs {
 /// How `stats` groups its main table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum StatsBy {
-    /// A row per model (provider/model), summed over every input.
-    Model,
-    /// A row per UTC day of the model calls.
+    /// A row per day of the model calls (in --timezone).
     Day,
+    /// A row per ISO week of the model calls (`2026-W48`, in --timezone).
+    Week,
+    /// A row per month of the model calls (in --timezone).
+    Month,
     /// A row per session file, plus totals.
     Session,
+    /// A row per model (provider/model), summed over every input.
+    Model,
+    /// A row per project: the session's working directory, else its agent folder's project.
+    Project,
+    /// A row per agent (session format: claude, codex, pi, arcturn, crab).
+    Agent,
+    /// A row per tool: calls, errors, and the usage of the model calls that issued it.
+    Tool,
+}
+
+impl StatsBy {
+    pub fn name(self) -> &'static str {
+        match self {
+            StatsBy::Day => "day",
+            StatsBy::Week => "week",
+            StatsBy::Month => "month",
+            StatsBy::Session => "session",
+            StatsBy::Model => "model",
+            StatsBy::Project => "project",
+            StatsBy::Agent => "agent",
+            StatsBy::Tool => "tool",
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -276,15 +301,33 @@ pub struct StatsArgs {
     /// Session files or directories (walked for *.jsonl and *.jsonl.zst); default: the newest session.
     #[arg(value_parser = clap::value_parser!(PathBuf))]
     pub files: Vec<PathBuf>,
-    /// Group the summary table by model, day or session (default: the full report for one
-    /// session, a row per session for several).
+    /// Group the summary table (default: the full report for one session, a row per session
+    /// for several). With --json: {"by", "rows": [{"key", "usage"}], "total": {"usage"}}.
     #[arg(long, value_enum, value_name = "WHAT")]
     pub by: Option<StatsBy>,
+    /// Count only model calls at or after WHEN: a date (2026-11-30, from its start), a
+    /// date-time (2026-11-30T14:00, or with Z / +01:00), or relative (7d, 12h, 30m, 2w ago).
+    /// Calls without a timestamp are left out (and counted) when a window is set.
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+    /// Count only model calls before WHEN (exclusive); a bare date includes that whole day.
+    #[arg(long, value_name = "WHEN")]
+    pub until: Option<String>,
+    /// Time zone of dates, --since/--until and day/week/month rows: an IANA name
+    /// (Europe/Berlin) or UTC. Default: the local zone.
+    #[arg(long, value_name = "TZ")]
+    pub timezone: Option<String>,
+    /// Price calls that recorded no cost with this table instead of the bundled one (same
+    /// JSON shape as data/prices.json: {"models": {"NAME": {"input", "output", "cache_read",
+    /// "cache_write", "above"}}}, dollars per million tokens).
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<PathBuf>,
     /// CI gate: exit 1 when a session used more tokens than this (file scope: input, output,
     /// cache read and cache write).
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<u64>,
-    /// CI gate: exit 1 when a session's recorded cost is above this many dollars.
+    /// CI gate: exit 1 when a session's cost (recorded or estimated from the price table) is
+    /// above this many dollars.
     #[arg(long, value_name = "USD")]
     pub max_cost: Option<f64>,
 }

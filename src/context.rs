@@ -49,6 +49,10 @@ pub struct Context {
     pub estimated_tokens: u64,
     /// The characters behind `estimated_tokens` (UTF-16 code units).
     pub estimated_chars: u64,
+    /// The size the file recorded for the last model call on this path ([`recorded`]); null
+    /// when it recorded none. Above `estimated_tokens` by the system prompt and tool
+    /// definitions, which the file does not hold.
+    pub recorded_tokens: Option<u64>,
     /// Provider and model of the last assistant message sent (not the `model` state).
     pub last_model: Option<ModelRef>,
     /// Compactions applied on the way (entries or crab events), in order.
@@ -112,6 +116,64 @@ pub struct Applied {
     pub tokens_after: Option<u64>,
     /// Whether `upToId` / `up_to_id` was found before it on this path.
     pub target_on_path: bool,
+}
+
+/// Where a recorded context size comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordedSource {
+    /// The last model call on the path since the last compaction: prompt plus answer.
+    LastCall,
+    /// crab: a compaction event after the last call; its `tokens_after`.
+    Compaction,
+}
+
+/// The context size the file itself recorded at a leaf.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Recorded {
+    pub source: RecordedSource,
+    pub tokens: Option<u64>,
+    /// The entry of the call (none for crab, whose figures are observation records).
+    pub entry: Option<Ix>,
+    pub line: u32,
+}
+
+/// The recorded size of the last model call on the path to `leaf` after its last compaction
+/// (every part of the call: uncached input, cache read and write, output), or for crab the
+/// last `llm_call` (prompt + completion) unless a compaction with a known size came after it.
+/// It counts what the estimate cannot see: the system prompt and the tool definitions.
+pub fn recorded(s: &Session<'_>, leaf: Ix) -> Option<Recorded> {
+    if s.observed {
+        let o = s.observations.iter().rev().find(|o| match o.tag.as_ref() {
+            "llm_call" => o.usage.is_some(),
+            "compaction" => o.tokens_after.is_some(),
+            _ => false,
+        })?;
+        // crab's `prompt` is the whole prompt, cached tokens included (it is never below
+        // `cache_read`), so prompt + completion is the window in use.
+        return Some(match (o.tag.as_ref(), o.usage) {
+            ("llm_call", Some(u)) => Recorded {
+                source: RecordedSource::LastCall,
+                tokens: Some(u.input.saturating_add(u.output)),
+                entry: None,
+                line: o.line,
+            },
+            _ => Recorded { source: RecordedSource::Compaction, tokens: o.tokens_after, entry: None, line: o.line },
+        });
+    }
+    let path = s.tree.path(leaf);
+    let cut = path.iter().rposition(|&i| s.entry(i).kind == Kind::Compaction);
+    let after = cut.map_or(0, |c| c + 1);
+    path[after..].iter().rev().find_map(|&i| {
+        let m = s.entry(i).message.as_ref()?;
+        (m.role == crate::model::Role::Assistant).then_some(())?;
+        let u = m.usage?;
+        Some(Recorded {
+            source: RecordedSource::LastCall,
+            tokens: Some(u.parts_total().0),
+            entry: Some(i),
+            line: s.entry(i).line,
+        })
+    })
 }
 
 pub fn materialize(s: &Session<'_>, leaf: Ix) -> Result<Context> {
@@ -249,6 +311,7 @@ impl Walk {
             withheld_thinking,
             estimated_tokens: total_tokens,
             estimated_chars: total_chars,
+            recorded_tokens: recorded(s, leaf).and_then(|r| r.tokens),
             last_model,
             compactions: self.compactions,
         }

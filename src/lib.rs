@@ -29,6 +29,7 @@ pub mod format;
 pub mod model;
 pub mod pairing;
 pub mod preview;
+pub mod price;
 pub mod query;
 pub mod render;
 pub mod sanitize;

@@ -448,6 +448,11 @@ pub struct Usage {
     pub output: u64,
     pub cache_read: u64,
     pub cache_write: u64,
+    /// The part of `cache_write` written to the 1-hour cache (Claude
+    /// `cache_creation.ephemeral_1h_input_tokens`), which is billed at a higher rate than the
+    /// 5-minute cache. 0 when the file does not split it.
+    #[serde(skip)]
+    pub cache_write_1h: u64,
     /// As recorded; when absent it is the sum of the four parts.
     #[serde(skip)]
     pub total: Option<u64>,
@@ -476,6 +481,7 @@ impl Usage {
             (&mut self.output, o.output),
             (&mut self.cache_read, o.cache_read),
             (&mut self.cache_write, o.cache_write),
+            (&mut self.cache_write_1h, o.cache_write_1h),
         ] {
             let (sum, o) = sum_saturating(&[*a, b]);
             *a = sum;

@@ -14,10 +14,10 @@ use serde::Serialize;
 use crate::content::Block;
 use serde_json::Value;
 
-use crate::model::{Format, Kind, Outcome, Role, Usage};
+use crate::model::{Format, Outcome, Role, Usage};
+use crate::price::{self, Cost, CostSource, Prices};
 use crate::session::Session;
-use crate::time::format_day;
-use crate::tree::Ix;
+use crate::time::{period_key, Period};
 
 /// Messages by role.
 #[derive(Serialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -56,8 +56,14 @@ impl Messages {
 }
 
 /// Token usage summed over model calls. `total` is always the sum of the four parts (a
-/// recorded `totalTokens` is not trusted over them); `cost` is null when no call recorded one.
-#[derive(Serialize, Clone, Copy, Debug, Default, PartialEq)]
+/// recorded `totalTokens` is not trusted over them).
+///
+/// `cost` is the recorded costs plus the price table's estimates for calls that recorded
+/// none, and `cost_source` says which (`recorded`, `estimated`, `mixed`). When a call's model
+/// is not in the table its cost is unknown: `cost` is null, `cost_source` is `unknown`,
+/// `unpriced_models` lists the models and `cost_lower_bound` sums the calls that are priced.
+/// `cost` and `cost_source` are null when no call recorded usage.
+#[derive(Serialize, Clone, Debug, Default, PartialEq)]
 pub struct Tokens {
     pub calls: u64,
     pub input: u64,
@@ -67,9 +73,42 @@ pub struct Tokens {
     pub total: u64,
     #[serde(serialize_with = "cost_json")]
     pub cost: Option<f64>,
+    pub cost_source: Option<CostSource>,
+    /// The recorded and the estimated parts of `cost` (null when there is none of that kind).
+    #[serde(serialize_with = "cost_json")]
+    pub recorded_cost: Option<f64>,
+    #[serde(serialize_with = "cost_json")]
+    pub estimated_cost: Option<f64>,
+    /// Only with `cost_source: "unknown"`: what the priced calls cost (a lower bound).
+    #[serde(serialize_with = "cost_json", skip_serializing_if = "Option::is_none")]
+    pub cost_lower_bound: Option<f64>,
+    /// Models of calls whose cost is unknown, and how many such calls.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unpriced_models: Vec<String>,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unpriced_calls: u64,
     /// A sum passed what it can hold and is held at its maximum (`u64::MAX` tokens,
     /// `f64::MAX` dollars): shown as such, and over every budget.
     pub usage_overflow: bool,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// One model call as the sums see it: its usage, what it cost, and its model (named when the
+/// cost is unknown).
+#[derive(Clone, Copy, Debug)]
+pub struct Call<'a> {
+    pub usage: &'a Usage,
+    pub cost: Cost,
+    pub model: Option<&'a str>,
+}
+
+impl<'a> Call<'a> {
+    pub fn priced(usage: &'a Usage, provider: Option<&'a str>, model: Option<&'a str>, prices: &Prices) -> Call<'a> {
+        Call { usage, cost: price::cost(usage, provider, model, prices), model }
+    }
 }
 
 /// Sums of dollar amounts pick up binary noise (`0.022600000000000002`); ten decimals is
@@ -84,26 +123,52 @@ fn cost_json<S: serde::Serializer>(c: &Option<f64>, s: S) -> Result<S::Ok, S::Er
 }
 
 impl Tokens {
-    /// Count one model call; `usage` is absent when the call recorded none.
-    pub fn call(&mut self, usage: Option<&Usage>) {
+    /// Count one model call; `call` is absent when the call recorded no usage.
+    pub fn call(&mut self, call: Option<&Call<'_>>) {
         self.calls = self.calls.saturating_add(1);
-        if let Some(u) = usage {
+        if let Some(c) = call {
+            let u = c.usage;
             let (parts, over) = u.parts_total();
-            let other = Tokens {
+            let mut other = Tokens {
                 input: u.input,
                 output: u.output,
                 cache_read: u.cache_read,
                 cache_write: u.cache_write,
                 total: parts,
-                cost: u.cost,
                 usage_overflow: over,
-                calls: 0,
+                ..Tokens::default()
             };
+            match (c.cost.source, c.cost.amount) {
+                (CostSource::Recorded, a) => other.recorded_cost = a,
+                (CostSource::Unknown, _) | (_, None) => {
+                    other.unpriced_calls = 1;
+                    other.unpriced_models = vec![c.model.unwrap_or("(no model)").to_string()];
+                }
+                (_, a) => other.estimated_cost = a,
+            }
+            other.settle();
             self.merge(&other);
         }
     }
 
-    fn merge(&mut self, o: &Tokens) {
+    /// Derive `cost`, `cost_source` and `cost_lower_bound` from the parts.
+    fn settle(&mut self) {
+        let (sum, over) = crate::model::add_cost(self.recorded_cost, self.estimated_cost);
+        self.usage_overflow |= over;
+        let (cost, source) =
+            match (self.recorded_cost.is_some(), self.estimated_cost.is_some(), self.unpriced_calls > 0) {
+                (_, _, true) => (None, Some(CostSource::Unknown)),
+                (true, true, false) => (sum, Some(CostSource::Mixed)),
+                (true, false, false) => (sum, Some(CostSource::Recorded)),
+                (false, true, false) => (sum, Some(CostSource::Estimated)),
+                (false, false, false) => (None, None),
+            };
+        self.cost = cost;
+        self.cost_source = source;
+        self.cost_lower_bound = if self.unpriced_calls > 0 { Some(sum.unwrap_or(0.0)) } else { None };
+    }
+
+    pub fn merge(&mut self, o: &Tokens) {
         let mut over = self.usage_overflow | o.usage_overflow;
         for (a, b) in [
             (&mut self.calls, o.calls),
@@ -117,9 +182,18 @@ impl Tokens {
             *a = sum;
             over |= o;
         }
-        let (cost, o_cost) = crate::model::add_cost(self.cost, o.cost);
-        self.cost = cost;
-        self.usage_overflow = over | o_cost;
+        let (recorded, o1) = crate::model::add_cost(self.recorded_cost, o.recorded_cost);
+        let (estimated, o2) = crate::model::add_cost(self.estimated_cost, o.estimated_cost);
+        self.recorded_cost = recorded;
+        self.estimated_cost = estimated;
+        self.unpriced_calls = self.unpriced_calls.saturating_add(o.unpriced_calls);
+        for m in &o.unpriced_models {
+            if let Err(at) = self.unpriced_models.binary_search(m) {
+                self.unpriced_models.insert(at, m.clone());
+            }
+        }
+        self.usage_overflow = over | o1 | o2;
+        self.settle();
     }
 }
 
@@ -133,7 +207,8 @@ pub struct ModelRow {
 
 #[derive(Serialize, Clone, Debug, PartialEq)]
 pub struct DayRow {
-    /// UTC day of the calls, `YYYY-MM-DD`; null for calls without a timestamp.
+    /// Day of the calls in the report's time zone, `YYYY-MM-DD`; null for calls without a
+    /// timestamp.
     pub day: Option<String>,
     pub calls: u64,
     pub usage: Tokens,
@@ -151,6 +226,10 @@ pub struct ToolRow {
     pub bytes_out: Option<u64>,
     /// crab only: time spent in the tool.
     pub duration_ms: Option<u64>,
+    /// Usage of the model calls that issued this tool (a call that issued several tools counts
+    /// in each of their rows). Shown by `--by tool`.
+    #[serde(skip)]
+    pub usage: Tokens,
 }
 
 #[derive(Serialize, Clone, Debug, PartialEq)]
@@ -265,11 +344,20 @@ pub enum ContextSource {
 }
 
 /// The `context` scope: what the model is sent at the tip.
+///
+/// Two figures, side by side: `recorded_tokens`, the size the file recorded for the last model
+/// call (prompt plus answer, system prompt and tool definitions included), and
+/// `estimated_tokens`, the `context` command's estimate at the latest leaf (characters / 4 of
+/// the messages that would be sent; the system prompt and tool definitions are not in the
+/// file, so it is below the recorded size). `tokens` is the recorded size when there is one,
+/// else the estimate, as `source` says.
 #[derive(Serialize, Clone, Debug, PartialEq)]
 pub struct Context {
     pub scope: &'static str,
     pub source: ContextSource,
     pub tokens: Option<u64>,
+    pub estimated_tokens: Option<u64>,
+    pub recorded_tokens: Option<u64>,
     /// The entry the figure was taken at (arcturn), typed as in the file; null for crab,
     /// whose figures come from observation records.
     pub at: Value,
@@ -297,6 +385,8 @@ pub struct Subagents {
 pub struct SessionStats {
     pub file: String,
     pub format: Format,
+    /// The session's working directory (its header), else the agent folder's project name.
+    pub project: Option<String>,
     /// The session this one was forked from, as the file names it (pi `parentSession`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub forked_from: Option<String>,
@@ -323,6 +413,14 @@ pub struct SessionStats {
     /// Sub-agent files of this session, when it has any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub subagents: Option<Subagents>,
+    /// With `--since` / `--until`: model calls (and tool results) left out because they have
+    /// no timestamp to place them in the window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub undated_calls: Option<u64>,
+    /// Usage by calendar period (`--by day|week|month`), in the report's time zone; `None` for
+    /// calls without a timestamp.
+    #[serde(skip)]
+    pub periods: BTreeMap<Option<String>, Tokens>,
     /// Earliest and latest timestamps in the file (ISO 8601), and as epoch milliseconds.
     pub first: Option<String>,
     pub last: Option<String>,
@@ -330,18 +428,111 @@ pub struct SessionStats {
     pub last_ms: Option<i64>,
 }
 
+/// How a report is cut: the price table, the time window (model calls at `since` or later
+/// and before `until`), and the time zone and period of its calendar rows.
+#[derive(Clone, Debug)]
+pub struct Options<'p> {
+    pub prices: &'p Prices,
+    pub since: Option<i64>,
+    pub until: Option<i64>,
+    pub tz: jiff::tz::TimeZone,
+    pub period: Period,
+}
+
+impl Default for Options<'static> {
+    /// The bundled prices, no window, UTC days.
+    fn default() -> Self {
+        Options {
+            prices: Prices::bundled(),
+            since: None,
+            until: None,
+            tz: jiff::tz::TimeZone::UTC,
+            period: Period::Day,
+        }
+    }
+}
+
+impl Options<'_> {
+    fn windowed(&self) -> bool {
+        self.since.is_some() || self.until.is_some()
+    }
+
+    /// Whether something at `ms` is in the window; without a timestamp it is only when there
+    /// is no window.
+    fn admits(&self, ms: Option<i64>) -> bool {
+        match ms {
+            None => !self.windowed(),
+            Some(t) => self.since.is_none_or(|s| t >= s) && self.until.is_none_or(|u| t < u),
+        }
+    }
+}
+
 /// Keyed accumulators that keep first-appearance order until they are sorted for output.
-#[derive(Default)]
-struct Acc {
+struct Acc<'o> {
+    opts: &'o Options<'o>,
     models: Vec<ModelRow>,
     days: BTreeMap<Option<String>, DayRow>,
+    periods: BTreeMap<Option<String>, Tokens>,
     tools: Vec<ToolRow>,
     first: Option<i64>,
     last: Option<i64>,
+    undated: u64,
 }
 
-impl Acc {
-    fn model(&mut self, provider: Option<&str>, model: Option<&str>, usage: Option<&Usage>) {
+impl<'o> Acc<'o> {
+    fn new(opts: &'o Options<'o>) -> Self {
+        Acc {
+            opts,
+            models: Vec::new(),
+            days: BTreeMap::new(),
+            periods: BTreeMap::new(),
+            tools: Vec::new(),
+            first: None,
+            last: None,
+            undated: 0,
+        }
+    }
+
+    /// Whether a call or result at `ms` counts; counts those left out for want of a timestamp.
+    fn admits(&mut self, ms: Option<i64>) -> bool {
+        let ok = self.opts.admits(ms);
+        self.undated += u64::from(ms.is_none() && !ok);
+        ok
+    }
+
+    /// Count one model call everywhere it belongs: the file total, its model, its day and
+    /// period, and the tools it issued.
+    fn call(
+        &mut self,
+        usage: &mut Tokens,
+        ms: Option<i64>,
+        provider: Option<&str>,
+        model: Option<&str>,
+        u: Option<&Usage>,
+        tools: &[&str],
+    ) {
+        let call = u.map(|u| Call::priced(u, provider, model, self.opts.prices));
+        self.count(usage, ms, provider, model, call.as_ref(), tools);
+    }
+
+    fn count(
+        &mut self,
+        usage: &mut Tokens,
+        ms: Option<i64>,
+        provider: Option<&str>,
+        model: Option<&str>,
+        call: Option<&Call<'_>>,
+        tools: &[&str],
+    ) {
+        usage.call(call);
+        self.model(provider, model, call);
+        self.day(ms, call);
+        for t in tools {
+            self.tool(t).usage.call(call);
+        }
+    }
+
+    fn model(&mut self, provider: Option<&str>, model: Option<&str>, usage: Option<&Call<'_>>) {
         let pos = self.models.iter().position(|m| m.provider.as_deref() == provider && m.model.as_deref() == model);
         let row = match pos {
             Some(p) => &mut self.models[p],
@@ -359,11 +550,13 @@ impl Acc {
         row.usage.call(usage);
     }
 
-    fn day(&mut self, ms: Option<i64>, usage: Option<&Usage>) {
-        let key = ms.map(format_day);
+    fn day(&mut self, ms: Option<i64>, usage: Option<&Call<'_>>) {
+        let key = ms.map(|t| period_key(t, &self.opts.tz, Period::Day));
         let row = self.days.entry(key.clone()).or_insert(DayRow { day: key, calls: 0, usage: Tokens::default() });
         row.calls += 1;
         row.usage.call(usage);
+        let key = ms.map(|t| period_key(t, &self.opts.tz, self.opts.period));
+        self.periods.entry(key).or_default().call(usage);
     }
 
     fn tool(&mut self, name: &str) -> &mut ToolRow {
@@ -386,8 +579,8 @@ impl Acc {
 
 impl SessionStats {
     /// Reduce a loaded session to its statistics.
-    pub fn of(s: &Session<'_>) -> SessionStats {
-        let mut acc = Acc::default();
+    pub fn of(s: &Session<'_>, opts: &Options<'_>) -> SessionStats {
+        let mut acc = Acc::new(opts);
         let mut messages = Messages::default();
         let mut usage = Tokens::default();
         let mut compactions = Compactions::default();
@@ -399,13 +592,17 @@ impl SessionStats {
                 messages.count(m.role);
                 compactions.provider += u64::from(m.blocks.server_compaction);
                 if !s.observed {
-                    if m.role == Role::Assistant {
-                        usage.call(m.usage.as_ref());
-                        acc.model(m.provider.as_deref(), m.model.as_deref(), m.usage.as_ref());
-                        acc.day(e.timestamp.or(m.timestamp), m.usage.as_ref());
+                    let ms = e.timestamp.or(m.timestamp);
+                    if m.role == Role::Assistant && acc.admits(ms) {
+                        let mut tools: Vec<&str> =
+                            m.tool_calls.iter().map(|c| c.name.as_deref().unwrap_or("?")).collect();
+                        tools.sort_unstable();
+                        tools.dedup();
+                        acc.call(&mut usage, ms, m.provider.as_deref(), m.model.as_deref(), m.usage.as_ref(), &tools);
                     }
                     // In crab, `tool_call` observations are the record of calls that ran.
-                    for r in &m.tool_results {
+                    let results = if m.tool_results.is_empty() || acc.admits(ms) { &m.tool_results[..] } else { &[] };
+                    for r in results {
                         let row = acc.tool(r.tool_name.as_deref().unwrap_or("?"));
                         row.calls += 1;
                         row.errors += u64::from(r.is_error);
@@ -428,12 +625,19 @@ impl SessionStats {
                 run_ids.push(r);
             }
             match o.tag.as_ref() {
-                "llm_call" => {
-                    usage.call(o.usage.as_ref());
-                    acc.model(o.provider.as_deref(), o.model.as_deref(), o.usage.as_ref());
-                    acc.day(o.ts, o.usage.as_ref());
+                "llm_call" if acc.admits(o.ts) => {
+                    // crab's `prompt` counts the cached tokens it read (it is never below
+                    // `cache_read`): only the rest is billed at the input rate.
+                    let billed = o.usage.map(|u| Usage { input: u.input.saturating_sub(u.cache_read), ..u });
+                    let (provider, model) = (o.provider.as_deref(), o.model.as_deref());
+                    let call = o.usage.as_ref().zip(billed.as_ref()).map(|(u, b)| Call {
+                        usage: u,
+                        cost: price::cost(b, provider, model, opts.prices),
+                        model,
+                    });
+                    acc.count(&mut usage, o.ts, provider, model, call.as_ref(), &[]);
                 }
-                "tool_call" => {
+                "tool_call" if acc.admits(o.ts) => {
                     let row = acc.tool(o.tool.as_deref().unwrap_or("?"));
                     row.calls += 1;
                     match &o.outcome {
@@ -463,8 +667,9 @@ impl SessionStats {
         run_ids.sort_unstable();
         run_ids.dedup();
         let leaves = s.tree.leaves().count() as u64;
-        let branch = branch(s, &usage, leaves);
+        let branch = branch(s, &usage, leaves, opts);
         let mut st = SessionStats {
+            project: project(s),
             forked_from: s.header.as_ref().and_then(|h| h.origin.as_deref()).map(str::to_string),
             file: s.name().to_string(),
             format: s.format,
@@ -479,6 +684,8 @@ impl SessionStats {
             context: context(s),
             by_model: acc.models,
             by_day: acc.days.into_values().collect(),
+            periods: acc.periods,
+            undated_calls: opts.windowed().then_some(acc.undated),
             tool_calls: acc.tools,
             compactions,
             context_edits,
@@ -503,7 +710,7 @@ impl SessionStats {
         for c in children {
             usage.merge(&c.usage);
         }
-        let mut session_usage = self.usage;
+        let mut session_usage = self.usage.clone();
         session_usage.merge(&usage);
         self.subagents =
             Some(Subagents { scope: "session", files: children.len() as u64, usage, session_usage, missing });
@@ -522,7 +729,19 @@ fn sort_rows(models: &mut [ModelRow], tools: &mut [ToolRow]) {
     tools.sort_by(|a, b| b.calls.cmp(&a.calls).then(a.tool.cmp(&b.tool)));
 }
 
-fn branch(s: &Session<'_>, file_usage: &Tokens, leaves: u64) -> Branch {
+/// The project a session belongs to: its working directory, else the folder an agent keeps
+/// the project's sessions in (Claude Code `projects/<slug>/`).
+fn project(s: &Session<'_>) -> Option<String> {
+    if let Some(cwd) = s.header.as_ref().and_then(|h| h.cwd.as_deref()).filter(|c| !c.is_empty()) {
+        return Some(cwd.to_string());
+    }
+    let path = std::path::Path::new(s.name());
+    let dir = path.parent()?;
+    let up = dir.parent()?;
+    (up.file_name()? == "projects").then(|| dir.file_name().map(|n| n.to_string_lossy().into_owned())).flatten()
+}
+
+fn branch(s: &Session<'_>, file_usage: &Tokens, leaves: u64, opts: &Options<'_>) -> Branch {
     let Some(tip) = s.tree.latest() else {
         return Branch { scope: "branch", leaf: Value::Null, entries: 0, messages: Messages::default(), usage: None };
     };
@@ -532,109 +751,61 @@ fn branch(s: &Session<'_>, file_usage: &Tokens, leaves: u64) -> Branch {
     for &i in &path {
         if let Some(m) = &s.entry(i).message {
             messages.count(m.role);
-            if m.role == Role::Assistant {
-                usage.call(m.usage.as_ref());
+            if m.role == Role::Assistant && opts.admits(s.entry(i).timestamp.or(m.timestamp)) {
+                let call =
+                    m.usage.as_ref().map(|u| Call::priced(u, m.provider.as_deref(), m.model.as_deref(), opts.prices));
+                usage.call(call.as_ref());
             }
         }
     }
     let usage = match s.observed {
         false => Some(usage),
         // One branch: every observation belongs to it.
-        true if leaves <= 1 => Some(*file_usage),
+        true if leaves <= 1 => Some(file_usage.clone()),
         true => None,
     };
     Branch { scope: "branch", leaf: s.entry(tip).id.to_json(), entries: path.len() as u64, messages, usage }
 }
 
-/// The context occupancy at the tip. Kept small and self-contained on purpose: a full
-/// materialization of the branch (FORMATS.md 1.6) can replace the estimate later.
+/// The context at the tip: the recorded size of the last model call beside the `context`
+/// command's estimate at the same leaf (one estimator for both views: [`crate::context`]).
 pub fn context(s: &Session<'_>) -> Context {
-    let none = Context { scope: "context", source: ContextSource::None, tokens: None, at: Value::Null, line: None };
-    let Some(tip) = s.tree.latest() else { return none };
-    let path = s.tree.path(tip);
-    if s.observed {
-        // As crab's --continue does: the last call's usage, unless a compaction came after it.
-        let last = s.observations.iter().rev().find(|o| match o.tag.as_ref() {
-            "llm_call" => o.usage.is_some(),
-            "compaction" => o.tokens_after.is_some(),
-            _ => false,
-        });
-        if let Some(o) = last {
-            let (at, line) = (Value::Null, Some(o.line));
-            return match (o.tag.as_ref(), o.usage) {
-                // crab's `prompt` is the whole prompt, cached tokens included (it is never below
-                // `cache_read`), so prompt + completion is the window in use.
-                ("llm_call", Some(u)) => Context {
-                    scope: "context",
-                    source: ContextSource::LastCall,
-                    tokens: Some(u.input + u.output),
-                    at,
-                    line,
-                },
-                _ => Context { scope: "context", source: ContextSource::Compaction, tokens: o.tokens_after, at, line },
-            };
-        }
-        return estimate(s, &path, 0, tip);
-    }
-    let cut = path.iter().rposition(|&i| s.entry(i).kind == Kind::Compaction);
-    let after = cut.map_or(0, |c| c + 1);
-    let last_call = path[after..].iter().rev().find_map(|&i| {
-        let m = s.entry(i).message.as_ref()?;
-        (m.role == Role::Assistant).then_some(())?;
-        m.usage.map(|u| (i, u))
-    });
-    if let Some((i, u)) = last_call {
-        return Context {
-            scope: "context",
-            source: ContextSource::LastCall,
-            tokens: Some(u.input + u.output + u.cache_read + u.cache_write),
-            at: s.entry(i).id.to_json(),
-            line: Some(s.entry(i).line),
-        };
-    }
-    // Since the last compaction: its summary, the kept tail after `upToId`, and what followed.
-    let from = match cut {
-        Some(c) => {
-            let up_to = s.entry(path[c]).compaction.as_ref().and_then(|k| k.up_to.as_ref());
-            up_to.and_then(|id| path[..c].iter().position(|&i| &s.entry(i).id == id)).map_or(c, |p| p + 1)
-        }
-        None => 0,
-    };
-    estimate(s, &path, from, tip)
-}
-
-/// Characters / 4 of what the tip's context would hold from `path[from..]` on, plus the last
-/// compaction summary on that stretch of the path.
-fn estimate(s: &Session<'_>, path: &[Ix], from: usize, tip: Ix) -> Context {
-    let mut chars = 0usize;
-    let mut any = false;
-    if let Some(c) = path.iter().rev().find_map(|&i| s.entry(i).compaction.as_ref()) {
-        if let Some(sum) = &c.summary {
-            chars += sum.decode().chars().count();
-            any = true;
-        }
-    }
-    for &i in &path[from..] {
-        let e = s.entry(i);
-        let Some(m) = &e.message else { continue };
-        // A refusal is never sent again, nor is what the file keeps out of the context.
-        if m.excluded || m.stop_reason.as_deref() == Some("refusal") {
-            continue;
-        }
-        any = true;
-        if let Ok(c) = s.content(i) {
-            chars += message_chars(&c.blocks);
-        }
-    }
-    if !any {
-        return Context { scope: "context", source: ContextSource::None, tokens: None, at: Value::Null, line: None };
-    }
-    Context {
+    let none = Context {
         scope: "context",
-        source: ContextSource::Estimate,
-        tokens: Some(chars.div_ceil(4) as u64),
-        at: s.entry(tip).id.to_json(),
-        line: Some(s.entry(tip).line),
+        source: ContextSource::None,
+        tokens: None,
+        estimated_tokens: None,
+        recorded_tokens: None,
+        at: Value::Null,
+        line: None,
+    };
+    // No entries: nothing is sent, as `context` says (0, not unknown).
+    let Some(tip) = s.tree.latest() else { return Context { estimated_tokens: Some(0), ..none } };
+    // A message whose content cannot be decoded leaves the estimate unknown, never 0.
+    let estimated = crate::context::materialize(s, tip).ok().map(|c| c.estimated_tokens);
+    match crate::context::recorded(s, tip) {
+        Some(r) => Context {
+            scope: "context",
+            source: match r.source {
+                crate::context::RecordedSource::LastCall => ContextSource::LastCall,
+                crate::context::RecordedSource::Compaction => ContextSource::Compaction,
+            },
+            tokens: r.tokens,
+            estimated_tokens: estimated,
+            recorded_tokens: r.tokens,
+            at: r.entry.map_or(Value::Null, |i| s.entry(i).id.to_json()),
+            line: Some(r.line),
+        },
+        None if estimated.unwrap_or(0) > 0 => Context {
+            scope: "context",
+            source: ContextSource::Estimate,
+            tokens: estimated,
+            estimated_tokens: estimated,
+            recorded_tokens: None,
+            at: s.entry(tip).id.to_json(),
+            line: Some(s.entry(tip).line),
+        },
+        None => Context { estimated_tokens: estimated, ..none },
     }
 }
 
@@ -681,6 +852,11 @@ pub struct Total {
     pub max_depth: u64,
     pub first: Option<String>,
     pub last: Option<String>,
+    /// With `--since` / `--until`: calls left out for want of a timestamp, over all sessions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub undated_calls: Option<u64>,
+    #[serde(skip)]
+    pub periods: BTreeMap<Option<String>, Tokens>,
 }
 
 impl Total {
@@ -727,6 +903,7 @@ impl Total {
                         r.calls += tl.calls;
                         r.errors += tl.errors;
                         r.aborted += tl.aborted;
+                        r.usage.merge(&tl.usage);
                         for (sum, v) in [
                             (&mut r.bytes_in, tl.bytes_in),
                             (&mut r.bytes_out, tl.bytes_out),
@@ -739,6 +916,12 @@ impl Total {
                     }
                     None => t.tool_calls.push(tl.clone()),
                 }
+            }
+            for (k, u) in &s.periods {
+                t.periods.entry(k.clone()).or_default().merge(u);
+            }
+            if let Some(n) = s.undated_calls {
+                t.undated_calls = Some(t.undated_calls.unwrap_or(0) + n);
             }
             t.compactions.merge(&s.compactions);
             t.context_edits.passes += s.context_edits.passes;
@@ -784,12 +967,40 @@ mod tests {
     }
 
     #[test]
-    fn tokens_sum_parts_and_keep_missing_cost_null() {
+    fn tokens_sum_parts_and_say_where_the_cost_comes_from() {
+        let p = Prices::bundled();
+        let priced = |u: &'static Usage, model: &'static str| Call::priced(u, None, Some(model), p);
+        static A: Usage = Usage {
+            input: 1,
+            output: 2,
+            cache_read: 3,
+            cache_write: 4,
+            cache_write_1h: 0,
+            total: Some(99),
+            cost: None,
+        };
+        static B: Usage = Usage {
+            input: 0,
+            output: 0,
+            cache_read: 0,
+            cache_write: 0,
+            cache_write_1h: 0,
+            total: None,
+            cost: Some(0.5),
+        };
         let mut t = Tokens::default();
-        t.call(Some(&Usage { input: 1, output: 2, cache_read: 3, cache_write: 4, total: Some(99), cost: None }));
         t.call(None);
-        assert_eq!((t.calls, t.total, t.cost), (2, 10, None));
-        t.call(Some(&Usage { cost: Some(0.5), ..Usage::default() }));
-        assert_eq!(t.cost, Some(0.5));
+        assert_eq!((t.calls, t.cost, t.cost_source), (1, None, None), "no usage: no cost at all");
+        t.call(Some(&priced(&A, "no-such-model")));
+        assert_eq!((t.calls, t.total, t.cost, t.cost_source), (2, 10, None, Some(CostSource::Unknown)));
+        assert_eq!(t.unpriced_models, ["no-such-model"]);
+        let mut t = Tokens::default();
+        t.call(Some(&priced(&B, "no-such-model")));
+        assert_eq!((t.cost, t.cost_source), (Some(0.5), Some(CostSource::Recorded)));
+        t.call(Some(&priced(&A, "claude-opus-4-6")));
+        assert_eq!(t.cost_source, Some(CostSource::Mixed));
+        // 1 x $5 + 2 x $25 + 3 x $0.50 + 4 x $6.25 per million.
+        let est = (5.0 + 50.0 + 1.5 + 25.0) / 1e6;
+        assert!((t.cost.unwrap() - (0.5 + est)).abs() < 1e-12);
     }
 }

@@ -23,7 +23,7 @@ pub fn parse_iso8601(s: &str) -> Option<i64> {
     }
     let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
     let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || sec > 60 {
+    if !(1..=12).contains(&mo) || !(1..=days_in_month(y, mo)).contains(&d) || h > 23 || mi > 59 || sec > 60 {
         return None;
     }
     let mut i = 19;
@@ -121,6 +121,15 @@ fn civil(ms: i64) -> (i64, i64, i64, i64, i64, i64, i64) {
     (y, mo, d, rem / 3600, (rem / 60) % 60, rem % 60, milli)
 }
 
+fn days_in_month(y: i64, m: i64) -> i64 {
+    match m {
+        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
 // Howard Hinnant's days_from_civil / civil_from_days (public domain algorithms).
 fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
@@ -144,6 +153,92 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
     (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
+/// A time zone named by the user (`--timezone`), or the local one. jiff carries its own copy
+/// of the IANA database, so names work where /usr/share/zoneinfo is missing.
+pub fn zone(name: Option<&str>) -> Result<jiff::tz::TimeZone, String> {
+    match name {
+        None => Ok(jiff::tz::TimeZone::system()),
+        Some(n) if n.eq_ignore_ascii_case("utc") || n == "Z" => Ok(jiff::tz::TimeZone::UTC),
+        Some(n) => jiff::tz::TimeZone::get(n)
+            .map_err(|_| format!("unknown time zone {n:?} (an IANA name such as Europe/Berlin, or UTC)")),
+    }
+}
+
+/// Which end of a window a user's time names: a bare date means the start of that day for
+/// `--since` and the end of it (the start of the next) for `--until`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    Since,
+    Until,
+}
+
+/// Parse a time the user typed (`--since`, `--until`) into epoch milliseconds:
+/// - a date, `2026-11-30`, in `tz`;
+/// - a date-time, `2026-11-30T10:00[:05]` or with a space, in `tz`; with `Z` or an offset
+///   (`+01:00`) it is that instant;
+/// - relative, `90m`, `12h`, `7d`, `2w`: that long before `now_ms`.
+///
+/// Invalid dates (`2026-02-31`) are refused, never rolled over.
+pub fn parse_when(s: &str, tz: &jiff::tz::TimeZone, end: End, now_ms: i64) -> Result<i64, String> {
+    use jiff::civil::{Date, DateTime};
+    let s = s.trim();
+    let bad = |why: &str| {
+        format!(
+            "{s:?} is not a time: {why} (use 2026-11-30, 2026-11-30T14:00, 2026-11-30T14:00Z, or 7d / 12h / 30m / 2w)"
+        )
+    };
+    if let Some(unit) = s.chars().last().filter(|c| c.is_ascii_alphabetic()) {
+        let num = &s[..s.len() - 1];
+        if !num.is_empty() && num.bytes().all(|b| b.is_ascii_digit()) {
+            let n: i64 = num.parse().map_err(|_| bad("too large"))?;
+            let ms = match unit {
+                'm' => 60_000,
+                'h' => 3_600_000,
+                'd' => 86_400_000,
+                'w' => 7 * 86_400_000,
+                _ => return Err(bad("unknown unit")),
+            };
+            return n.checked_mul(ms).and_then(|d| now_ms.checked_sub(d)).ok_or_else(|| bad("too large"));
+        }
+    }
+    let ms_of = |z: jiff::Zoned| z.timestamp().as_millisecond();
+    if s.len() == 10 {
+        let d: Date = s.parse().map_err(|e: jiff::Error| bad(&e.to_string()))?;
+        let d = match end {
+            End::Since => d,
+            End::Until => d.tomorrow().map_err(|e| bad(&e.to_string()))?,
+        };
+        return d.to_zoned(tz.clone()).map(ms_of).map_err(|e| bad(&e.to_string()));
+    }
+    if let Ok(ts) = s.parse::<jiff::Timestamp>() {
+        return Ok(ts.as_millisecond());
+    }
+    let dt: DateTime = s.parse().map_err(|e: jiff::Error| bad(&e.to_string()))?;
+    dt.to_zoned(tz.clone()).map(ms_of).map_err(|e| bad(&e.to_string()))
+}
+
+/// The calendar period of an instant in `tz`: `2026-11-30` (day), `2026-W48` (ISO week),
+/// `2026-11` (month).
+pub fn period_key(ms: i64, tz: &jiff::tz::TimeZone, unit: Period) -> String {
+    let Ok(ts) = jiff::Timestamp::from_millisecond(ms) else { return "(out of range)".into() };
+    let d = ts.to_zoned(tz.clone()).date();
+    match unit {
+        Period::Day => format!("{:04}-{:02}-{:02}", d.year(), d.month(), d.day()),
+        Period::Week => {
+            let w = d.iso_week_date();
+            format!("{:04}-W{:02}", w.year(), w.week())
+        }
+        Period::Month => format!("{:04}-{:02}", d.year(), d.month()),
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Period {
+    Day,
+    Week,
+    Month,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,6 +257,39 @@ mod tests {
         assert_eq!(parse_ms_suffix("1792661000878ms"), Some(1_792_661_000_878));
         assert_eq!(parse_ms_suffix("ms"), None);
         assert_eq!(format_iso(-1), "1969-12-31T23:59:59.999Z");
+    }
+
+    #[test]
+    fn impossible_dates_are_refused() {
+        assert_eq!(parse_iso8601("2026-02-31T00:00:00Z"), None);
+        assert_eq!(parse_iso8601("2026-04-31T00:00:00Z"), None);
+        assert!(parse_iso8601("2028-02-29T00:00:00Z").is_some());
+        assert_eq!(parse_iso8601("2026-02-29T00:00:00Z"), None);
+        let utc = jiff::tz::TimeZone::UTC;
+        assert!(parse_when("2026-02-31", &utc, End::Since, 0).is_err());
+        assert!(parse_when("2026-02-31T10:00", &utc, End::Since, 0).is_err());
+        assert!(parse_when("2026-13-01", &utc, End::Until, 0).is_err());
+    }
+
+    #[test]
+    fn user_times_in_a_zone() {
+        let utc = jiff::tz::TimeZone::UTC;
+        let berlin = zone(Some("Europe/Berlin")).unwrap();
+        let day = parse_iso8601("2026-11-30T00:00:00Z").unwrap();
+        assert_eq!(parse_when("2026-11-30", &utc, End::Since, 0), Ok(day));
+        assert_eq!(parse_when("2026-11-30", &utc, End::Until, 0), Ok(day + 86_400_000));
+        assert_eq!(parse_when("2026-11-30", &berlin, End::Since, 0), Ok(day - 3_600_000));
+        assert_eq!(parse_when("2026-11-30T10:00", &berlin, End::Since, 0), Ok(day + 9 * 3_600_000));
+        assert_eq!(parse_when("2026-11-30T10:00Z", &berlin, End::Since, 0), Ok(day + 10 * 3_600_000));
+        assert_eq!(parse_when("7d", &utc, End::Since, day), Ok(day - 7 * 86_400_000));
+        assert_eq!(parse_when("12h", &utc, End::Since, day), Ok(day - 12 * 3_600_000));
+        assert!(parse_when("7y", &utc, End::Since, day).is_err());
+        assert!(zone(Some("Mars/Olympus")).is_err());
+        let late = parse_iso8601("2026-11-29T23:30:00Z").unwrap();
+        assert_eq!(period_key(late, &utc, Period::Day), "2026-11-29");
+        assert_eq!(period_key(late, &berlin, Period::Day), "2026-11-30");
+        assert_eq!(period_key(late, &berlin, Period::Week), "2026-W49");
+        assert_eq!(period_key(late, &utc, Period::Month), "2026-11");
     }
 
     #[test]

@@ -118,7 +118,17 @@ fn human(c: &Context, leaf_line: u32, p: &Palette, width: usize, out: &mut dyn W
         p.bold("estimated context:"),
         preview::tokens(c.estimated_tokens),
         p.dim(format!("({} characters, ceil(chars / 4) per message)", c.estimated_chars))
-    )
+    )?;
+    match c.recorded_tokens {
+        Some(r) => writeln!(
+            out,
+            "{} {} tokens {}",
+            p.bold("recorded context:"),
+            preview::tokens(r),
+            p.dim("(the last model call's size as the file records it; it also counts the system prompt and tool definitions, which the file does not hold)")
+        ),
+        None => writeln!(out, "{} {}", p.bold("recorded context:"), p.dim("(no model call on this path recorded its size)")),
+    }
 }
 
 fn message_row(n: usize, m: &Sent, p: &Palette, width: usize, out: &mut dyn Write) -> std::io::Result<()> {

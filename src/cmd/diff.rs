@@ -85,7 +85,7 @@ impl<'s, 'a> DiffDoc<'s, 'a> {
         let side = |x: &Side| SideDoc {
             leaf: id(x.leaf),
             entries: x.entries.iter().map(|&i| id(i)).collect(),
-            usage: x.usage,
+            usage: x.usage.clone(),
             tool_calls: x.tool_calls,
             tool_errors: x.tool_errors,
         };

@@ -17,12 +17,13 @@ use super::{io_err, Ctx, Input, Outcome, Tally};
 use crate::cli::{StatsArgs, StatsBy};
 use crate::discover;
 use crate::error::{Error, Result};
+use crate::price::{CostSource, Prices};
 use crate::render::{json, Palette};
 use crate::sanitize;
 use crate::session::Session;
 use crate::source::{ReadOptions, Source};
-use crate::stats::{ContextSource, SessionStats, Tokens, Total};
-use crate::time::{format_duration, format_minutes};
+use crate::stats::{ContextSource, Options, SessionStats, Tokens, Total};
+use crate::time::{self, format_duration, format_minutes, End, Period};
 
 /// The progress bar appears only once the work has taken this long.
 const PROGRESS_AFTER: Duration = Duration::from_millis(400);
@@ -41,13 +42,22 @@ pub fn run(ctx: &Ctx, a: &StatsArgs, out: &mut dyn Write) -> Result<Outcome> {
             return Err(Error::Usage(format!("--max-cost must be a non-negative amount of dollars, not {c}")));
         }
     }
+    let owned_prices;
+    let prices = match &a.prices {
+        Some(p) => {
+            owned_prices = Prices::load(p)?;
+            &owned_prices
+        }
+        None => Prices::bundled(),
+    };
+    let report = options(a, prices)?;
     let files = ctx.expand(&a.files)?;
     let opts = ctx.read_options();
     let progress = Progress::new(files.len());
     let loaded: Vec<Loaded> = files
         .par_iter()
         .map(|f| {
-            let l = load_one(ctx, f, opts, files.len() == 1);
+            let l = load_one(ctx, f, opts, &report, files.len() == 1);
             progress.tick();
             l
         })
@@ -66,8 +76,22 @@ pub fn run(ctx: &Ctx, a: &StatsArgs, out: &mut dyn Write) -> Result<Outcome> {
             sessions.extend(l.stats);
         }
     }
+    // A window keeps the sessions it holds something of.
+    let windowed = report.since.is_some() || report.until.is_some();
+    if windowed {
+        sessions.retain(|s| s.usage.calls > 0 || s.tool_calls.iter().any(|t| t.calls > 0));
+    }
     let total = Total::of(&sessions);
-    if ctx.global.json {
+    if let (Some(by), true) = (a.by, ctx.global.json) {
+        let doc = ByDoc {
+            schema_version: 1,
+            by: by.name(),
+            rows: rows(by, &sessions, &total),
+            total: ByTotal { usage: &total.usage, undated_calls: total.undated_calls },
+            skipped: &tally.skipped,
+        };
+        json::write(out, &doc, false).map_err(io_err)?;
+    } else if ctx.global.json {
         let doc = StatsDoc { schema_version: 1, sessions: &sessions, total: &total, skipped: &tally.skipped };
         json::write(out, &doc, false).map_err(io_err)?;
     } else {
@@ -82,9 +106,40 @@ pub fn run(ctx: &Ctx, a: &StatsArgs, out: &mut dyn Write) -> Result<Outcome> {
     tally.exit(over)
 }
 
+/// The report's cut from the command line: prices, window and time zone. A bad time or zone
+/// is a usage error (exit 2).
+fn options<'p>(a: &StatsArgs, prices: &'p Prices) -> Result<Options<'p>> {
+    let tz = time::zone(a.timezone.as_deref()).map_err(|e| Error::Usage(format!("--timezone: {e}")))?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    let when = |flag: &str, v: &Option<String>, end: End| -> Result<Option<i64>> {
+        v.as_deref()
+            .map(|v| time::parse_when(v, &tz, end, now).map_err(|e| Error::Usage(format!("{flag}: {e}"))))
+            .transpose()
+    };
+    let since = when("--since", &a.since, End::Since)?;
+    let until = when("--until", &a.until, End::Until)?;
+    if let (Some(s), Some(u)) = (since, until) {
+        if s >= u {
+            return Err(Error::Usage(format!(
+                "--since {} is not before --until {}: the window is empty",
+                a.since.as_deref().unwrap_or_default(),
+                a.until.as_deref().unwrap_or_default()
+            )));
+        }
+    }
+    let period = match a.by {
+        Some(StatsBy::Week) => Period::Week,
+        Some(StatsBy::Month) => Period::Month,
+        _ => Period::Day,
+    };
+    Ok(Options { prices, since, until, tz, period })
+}
+
 /// Load one input; `alone` when it is the command's only one (kept until exit, see
 /// [`super::release`]).
-fn load_one(ctx: &Ctx, f: &Input, opts: ReadOptions, alone: bool) -> Loaded {
+fn load_one(ctx: &Ctx, f: &Input, opts: ReadOptions, report: &Options<'_>, alone: bool) -> Loaded {
     let mut tally = Tally::default();
     let src = match Source::open(&f.path, opts) {
         Ok(s) => s,
@@ -98,8 +153,8 @@ fn load_one(ctx: &Ctx, f: &Input, opts: ReadOptions, alone: bool) -> Loaded {
     match s {
         Ok(s) => {
             tally.read(&s);
-            let mut stats = SessionStats::of(&s);
-            subagents(ctx, &f.path, &s, opts, &mut stats, &mut messages);
+            let mut stats = SessionStats::of(&s, report);
+            subagents(ctx, &f.path, &s, opts, report, &mut stats, &mut messages);
             if alone {
                 super::release(s);
             }
@@ -120,6 +175,7 @@ fn subagents(
     f: &Path,
     s: &Session<'_>,
     opts: ReadOptions,
+    report: &Options<'_>,
     stats: &mut SessionStats,
     messages: &mut Vec<String>,
 ) {
@@ -137,7 +193,7 @@ fn subagents(
     for (_, p) in &files {
         let loaded = Source::open(p, opts).and_then(|src| {
             let c = Session::load(&src, ctx.format())?;
-            Ok(SessionStats::of(&c))
+            Ok(SessionStats::of(&c, report))
         });
         match loaded {
             Ok(c) => children.push(c),
@@ -195,6 +251,92 @@ impl Progress {
     }
 }
 
+/// `stats --by X --json`: one row per key, then the total.
+#[derive(Serialize)]
+struct ByDoc<'a> {
+    schema_version: u32,
+    by: &'static str,
+    rows: Vec<Row>,
+    total: ByTotal<'a>,
+    skipped: &'a [String],
+}
+
+#[derive(Serialize)]
+struct ByTotal<'a> {
+    usage: &'a Tokens,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    undated_calls: Option<u64>,
+}
+
+/// One row of a grouped report. `key` is null for calls without a timestamp (day, week,
+/// month), a model not named, or a session with no known project.
+#[derive(Serialize)]
+struct Row {
+    key: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    provider: Option<String>,
+    /// `--by tool`: tool calls that ran, and how many failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    calls: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    errors: Option<u64>,
+    /// `--by session`: the session's format.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    format: Option<String>,
+    usage: Tokens,
+}
+
+impl Row {
+    fn new(key: Option<String>, usage: Tokens) -> Row {
+        Row { key, provider: None, calls: None, errors: None, format: None, usage }
+    }
+}
+
+/// The rows of a grouped report, in a stable order: periods and keys ascending (unknown
+/// last), models and tools biggest first.
+fn rows(by: StatsBy, sessions: &[SessionStats], total: &Total) -> Vec<Row> {
+    let grouped = |key: &dyn Fn(&SessionStats) -> Option<String>| {
+        let mut m: std::collections::BTreeMap<(bool, Option<String>), Tokens> = std::collections::BTreeMap::new();
+        for s in sessions {
+            let k = key(s);
+            m.entry((k.is_none(), k)).or_default().merge(&s.usage);
+        }
+        m.into_iter().map(|((_, k), u)| Row::new(k, u)).collect::<Vec<_>>()
+    };
+    match by {
+        StatsBy::Day | StatsBy::Week | StatsBy::Month => {
+            let mut v: Vec<Row> = total
+                .periods
+                .iter()
+                .filter(|(k, _)| k.is_some())
+                .map(|(k, u)| Row::new(k.clone(), u.clone()))
+                .collect();
+            v.extend(total.periods.get(&None).map(|u| Row::new(None, u.clone())));
+            v
+        }
+        StatsBy::Session => sessions
+            .iter()
+            .map(|s| Row { format: Some(s.format.to_string()), ..Row::new(Some(s.file.clone()), s.usage.clone()) })
+            .collect(),
+        StatsBy::Model => total
+            .by_model
+            .iter()
+            .map(|m| Row { provider: m.provider.clone(), ..Row::new(m.model.clone(), m.usage.clone()) })
+            .collect(),
+        StatsBy::Project => grouped(&|s| s.project.clone()),
+        StatsBy::Agent => grouped(&|s| Some(s.format.to_string())),
+        StatsBy::Tool => total
+            .tool_calls
+            .iter()
+            .map(|t| Row {
+                calls: Some(t.calls),
+                errors: Some(t.errors),
+                ..Row::new(Some(t.tool.clone()), t.usage.clone())
+            })
+            .collect(),
+    }
+}
+
 #[derive(Serialize)]
 struct StatsDoc<'a> {
     schema_version: u32,
@@ -231,22 +373,45 @@ fn gates(ctx: &Ctx, a: &StatsArgs, sessions: &[SessionStats]) -> bool {
             }
         }
         if let Some(max) = a.max_cost {
-            match s.usage.cost {
-                Some(c) if c > max => {
+            let u = &s.usage;
+            let kind = match u.cost_source {
+                Some(CostSource::Recorded) => "recorded cost",
+                Some(CostSource::Estimated) => "estimated cost (priced from the table, the file records none)",
+                Some(CostSource::Mixed) => "cost (recorded and estimated)",
+                _ => "cost",
+            };
+            match (u.cost, u.cost_lower_bound) {
+                (Some(c), _) if c > max => {
                     over = true;
                     let _ = writeln!(
                         err,
-                        "arcturn-inspect: {}: {} recorded cost ${c:.4} is over --max-cost ${max:.2} by ${:.4}",
+                        "arcturn-inspect: {}: {} {kind} ${c:.4} is over --max-cost ${max:.2} by ${:.4}",
                         p.bold(&name),
                         p.error("over budget:"),
                         c - max
                     );
                 }
-                None if s.usage.calls > 0 && !ctx.global.quiet => {
+                (None, Some(low)) if low > max => {
+                    over = true;
                     let _ = writeln!(
                         err,
-                        "arcturn-inspect: {name}: {} no recorded cost, --max-cost not checked",
-                        p.warning("warning:")
+                        "arcturn-inspect: {}: {} cost is at least ${low:.4} (models {} not priced), over --max-cost ${max:.2}",
+                        p.bold(&name),
+                        p.error("over budget:"),
+                        sanitize::inline(&u.unpriced_models.join(", "))
+                    );
+                }
+                (None, _) if u.calls > 0 && !ctx.global.quiet => {
+                    let why = if u.unpriced_models.is_empty() {
+                        "no usage recorded".to_string()
+                    } else {
+                        format!("models {} are not in the price table (--prices FILE)", u.unpriced_models.join(", "))
+                    };
+                    let _ = writeln!(
+                        err,
+                        "arcturn-inspect: {name}: {} cost unknown ({}), --max-cost not checked",
+                        p.warning("warning:"),
+                        sanitize::inline(&why)
                     );
                 }
                 _ => {}
@@ -268,9 +433,22 @@ fn human(ctx: &Ctx, a: &StatsArgs, sessions: &[SessionStats], total: &Total, out
             title(out, p, "Usage by model", "file scope, all inputs")?;
             writeln!(out, "{}", models_table(&total.by_model, &total.usage, w))?;
         }
-        (Some(StatsBy::Day), _) => {
-            title(out, p, "Usage by day", "UTC, file scope, all inputs")?;
-            writeln!(out, "{}", days_table(total, w))?;
+        (
+            Some(
+                by
+                @ (StatsBy::Day | StatsBy::Week | StatsBy::Month | StatsBy::Project | StatsBy::Agent | StatsBy::Tool),
+            ),
+            _,
+        ) => {
+            let note = match by {
+                StatsBy::Day | StatsBy::Week | StatsBy::Month => {
+                    format!("{}, file scope, all inputs", a.timezone.as_deref().unwrap_or("local time"))
+                }
+                StatsBy::Tool => "calls that ran; usage of the model calls that issued them (a call issuing several tools counts in each row)".to_string(),
+                _ => "file scope, all inputs".to_string(),
+            };
+            title(out, p, &format!("Usage by {}", by.name()), &note)?;
+            writeln!(out, "{}", rows_table(by, &rows(by, sessions, total), &total.usage, w))?;
         }
         (Some(StatsBy::Session) | None, _) => {
             title(out, p, "Sessions", "usage in file scope: every entry of every branch")?;
@@ -281,8 +459,9 @@ fn human(ctx: &Ctx, a: &StatsArgs, sessions: &[SessionStats], total: &Total, out
     facts.push(format!("{} entries", thousands(total.entries)));
     facts.push(format!("{} model calls", thousands(total.usage.calls)));
     facts.push(format!("{} tokens", thousands(total.usage.total)));
-    if let Some(c) = total.usage.cost {
-        facts.push(format!("${c:.4} recorded"));
+    facts.push(cost_fact(&total.usage));
+    if let Some(n) = total.undated_calls.filter(|&n| n > 0) {
+        facts.push(format!("{n} call(s) without a timestamp left out of the window"));
     }
     let tools: u64 = total.tool_calls.iter().map(|t| t.calls).sum();
     let errors: u64 = total.tool_calls.iter().map(|t| t.errors).sum();
@@ -328,15 +507,49 @@ fn usage_cells(u: &Tokens) -> Vec<String> {
         thousands(u.cache_read),
         thousands(u.cache_write),
         thousands(u.total),
-        cost(u.cost),
+        cost(u),
     ]
 }
 
-const USAGE_HEAD: [&str; 7] = ["calls", "input", "output", "cache read", "cache write", "total", "cost"];
-
-fn cost(c: Option<f64>) -> String {
-    c.map_or_else(|| "-".into(), |c| format!("${c:.4}"))
+/// A cost cell: `$1.2345` recorded, `$1.2345 est` estimated, `$1.2345 mix` both, `≥$1.2345`
+/// when some calls are unpriced, `-` when nothing is known.
+fn cost(u: &Tokens) -> String {
+    match (u.cost_source, u.cost, u.cost_lower_bound) {
+        (Some(CostSource::Recorded), Some(c), _) => format!("${c:.4}"),
+        (Some(CostSource::Estimated), Some(c), _) => format!("${c:.4} est"),
+        (Some(CostSource::Mixed), Some(c), _) => format!("${c:.4} mix"),
+        (Some(CostSource::Unknown), _, Some(l)) if l > 0.0 => format!("≥${l:.4} ?"),
+        (Some(CostSource::Unknown), ..) => "? (unpriced)".into(),
+        _ => "-".into(),
+    }
 }
+
+/// The cost in the summary line, with where it comes from.
+fn cost_fact(u: &Tokens) -> String {
+    let prices = Prices::bundled();
+    let table = format!(
+        "priced from {}",
+        prices.retrieved.as_deref().map_or("the price table".to_string(), |d| format!("LiteLLM prices of {d}"))
+    );
+    match (u.cost_source, u.cost) {
+        (Some(CostSource::Recorded), Some(c)) => format!("${c:.4} recorded"),
+        (Some(CostSource::Estimated), Some(c)) => format!("${c:.4} estimated ({table})"),
+        (Some(CostSource::Mixed), Some(c)) => format!(
+            "${c:.4} (${:.4} recorded + ${:.4} estimated)",
+            u.recorded_cost.unwrap_or(0.0),
+            u.estimated_cost.unwrap_or(0.0)
+        ),
+        (Some(CostSource::Unknown), _) => format!(
+            "cost unknown: at least ${:.4}; {} call(s) of {} not priced",
+            u.cost_lower_bound.unwrap_or(0.0),
+            u.unpriced_calls,
+            sanitize::inline(&u.unpriced_models.join(", "))
+        ),
+        _ => "no cost".to_string(),
+    }
+}
+
+const USAGE_HEAD: [&str; 7] = ["calls", "input", "output", "cache read", "cache write", "total", "cost"];
 
 fn single(s: &SessionStats, p: &Palette, w: usize, out: &mut dyn Write) -> io::Result<()> {
     let mut head = vec![s.format.to_string(), format!("{} entries", thousands(s.entries))];
@@ -379,23 +592,30 @@ fn single(s: &SessionStats, p: &Palette, w: usize, out: &mut dyn Write) -> io::R
         row.extend(usage_cells(&sa.session_usage));
         t.add_row(row);
     }
-    let ctx_note = match s.context.source {
-        ContextSource::LastCall => "last model call",
-        ContextSource::Compaction => "after the last compaction",
-        ContextSource::Estimate => "estimate: characters / 4",
-        ContextSource::None => "nothing to measure",
+    // Two context figures: what the file recorded for the last call, and the `context`
+    // command's estimate at the same leaf (it cannot see the system prompt and tools).
+    let figure = |n: Option<u64>| n.map(thousands).unwrap_or_else(|| "-".into());
+    let mut context_row = |scope: &str, total: String, note: &str| {
+        let mut row = vec![scope.to_string()];
+        row.extend(std::iter::repeat_n(String::new(), 5));
+        row.extend([total, note.to_string()]);
+        t.add_row(row);
     };
-    let ctx_total = s.context.tokens.map(thousands).unwrap_or_else(|| "-".into());
-    t.add_row(vec![
-        "context".to_string(),
-        String::new(),
-        String::new(),
-        String::new(),
-        String::new(),
-        String::new(),
-        ctx_total,
-        ctx_note.to_string(),
-    ]);
+    match s.context.source {
+        ContextSource::LastCall | ContextSource::Compaction => {
+            let note = if s.context.source == ContextSource::LastCall {
+                "recorded, last call"
+            } else {
+                "recorded, compaction"
+            };
+            context_row("context", figure(s.context.recorded_tokens), note);
+            context_row("  estimate", figure(s.context.estimated_tokens), "chars / 4, no system prompt or tools");
+        }
+        ContextSource::Estimate => {
+            context_row("context", figure(s.context.estimated_tokens), "estimate: characters / 4")
+        }
+        ContextSource::None => context_row("context", "-".into(), "nothing to measure"),
+    }
     numeric(&mut t, 1);
     writeln!(out, "{t}")?;
 
@@ -496,18 +716,31 @@ fn models_table(rows: &[crate::stats::ModelRow], total: &Tokens, w: usize) -> Ta
     t
 }
 
-fn days_table(total: &Total, w: usize) -> Table {
-    let mut head = vec!["day"];
+fn rows_table(by: StatsBy, rows: &[Row], total: &Tokens, w: usize) -> Table {
+    let tool = by == StatsBy::Tool;
+    let mut head = vec![by.name()];
+    if tool {
+        head.extend(["runs", "errors"]);
+    }
     head.extend(USAGE_HEAD);
     let mut t = table(w, &head);
-    for d in &total.by_day {
-        let mut row = vec![d.day.clone().unwrap_or_else(|| "(no timestamp)".into())];
-        row.extend(usage_cells(&d.usage));
+    let unknown = match by {
+        StatsBy::Day | StatsBy::Week | StatsBy::Month => "(no timestamp)",
+        _ => "(unknown)",
+    };
+    for r in rows {
+        let mut row = vec![sanitize::inline(r.key.as_deref().unwrap_or(unknown)).into_owned()];
+        if tool {
+            row.extend([thousands(r.calls.unwrap_or(0)), thousands(r.errors.unwrap_or(0))]);
+        }
+        row.extend(usage_cells(&r.usage));
         t.add_row(row);
     }
-    let mut row = vec!["all".to_string()];
-    row.extend(usage_cells(&total.usage));
-    t.add_row(row);
+    if !tool {
+        let mut row = vec!["all".to_string()];
+        row.extend(usage_cells(total));
+        t.add_row(row);
+    }
     numeric(&mut t, 1);
     t
 }

@@ -160,6 +160,16 @@ struct RawUsage {
     output_tokens: Option<Num>,
     cache_creation_input_tokens: Option<Num>,
     cache_read_input_tokens: Option<Num>,
+    cache_creation: Option<CacheCreation>,
+}
+
+/// How the cache writes split between the 5-minute and the 1-hour cache; anything else in
+/// its place is ignored (the split is a detail of pricing, not worth a damaged line).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum CacheCreation {
+    Split { ephemeral_1h_input_tokens: Option<Num> },
+    Other(serde::de::IgnoredAny),
 }
 
 #[derive(Deserialize)]
@@ -395,11 +405,17 @@ fn parse_content<'a>(c: &'a RawValue, effort: Effort) -> std::result::Result<Con
 }
 
 fn usage(u: RawUsage) -> Usage {
+    let cache_write = num(u.cache_creation_input_tokens).unwrap_or(0);
     Usage {
         input: num(u.input_tokens).unwrap_or(0),
         output: num(u.output_tokens).unwrap_or(0),
         cache_read: num(u.cache_read_input_tokens).unwrap_or(0),
-        cache_write: num(u.cache_creation_input_tokens).unwrap_or(0),
+        cache_write,
+        // A part of the cache writes: never more than their total.
+        cache_write_1h: match u.cache_creation {
+            Some(CacheCreation::Split { ephemeral_1h_input_tokens: n }) => num(n).unwrap_or(0).min(cache_write),
+            _ => 0,
+        },
         total: None,
         cost: None,
     }

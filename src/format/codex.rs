@@ -617,6 +617,7 @@ impl Figures {
             output,
             cache_read: cached,
             cache_write: 0,
+            cache_write_1h: 0,
             total: Some(total),
             cost: None,
         }

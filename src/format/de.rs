@@ -234,7 +234,7 @@ pub fn usage(
             format!("usage {}: counted as 0 in every sum", bad.join(", ")),
         ));
     }
-    Usage { input, output, cache_read, cache_write, total, cost }
+    Usage { input, output, cache_read, cache_write, cache_write_1h: 0, total, cost }
 }
 
 /// A number that may be fractional (costs), tolerating `null`.
