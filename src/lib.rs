@@ -14,6 +14,7 @@
 #![forbid(unsafe_code)]
 
 pub mod agents;
+pub mod call_cost;
 pub mod check;
 pub mod cli;
 pub mod cmd;
@@ -30,6 +31,7 @@ pub mod pairing;
 pub mod preview;
 pub mod query;
 pub mod render;
+pub mod rows;
 pub mod sanitize;
 pub mod session;
 pub mod sessions;

@@ -14,6 +14,7 @@ use serde::Serialize;
 use crate::content::Block;
 use serde_json::Value;
 
+use crate::call_cost;
 use crate::model::{Format, Kind, Outcome, Role, Usage};
 use crate::session::Session;
 use crate::time::format_day;
@@ -84,8 +85,9 @@ fn cost_json<S: serde::Serializer>(c: &Option<f64>, s: S) -> Result<S::Ok, S::Er
 }
 
 impl Tokens {
-    /// Count one model call; `usage` is absent when the call recorded none.
-    fn call(&mut self, usage: Option<&Usage>) {
+    /// Count one model call; `usage` is absent when the call recorded none, `cost` is
+    /// what [`call_cost::of`] says the call cost.
+    fn call(&mut self, usage: Option<&Usage>, cost: Option<f64>) {
         self.calls = self.calls.saturating_add(1);
         if let Some(u) = usage {
             let (parts, over) = u.parts_total();
@@ -95,7 +97,7 @@ impl Tokens {
                 cache_read: u.cache_read,
                 cache_write: u.cache_write,
                 total: parts,
-                cost: u.cost,
+                cost,
                 usage_overflow: over,
                 calls: 0,
             };
@@ -341,7 +343,7 @@ struct Acc {
 }
 
 impl Acc {
-    fn model(&mut self, provider: Option<&str>, model: Option<&str>, usage: Option<&Usage>) {
+    fn model(&mut self, provider: Option<&str>, model: Option<&str>, usage: Option<&Usage>, cost: Option<f64>) {
         let pos = self.models.iter().position(|m| m.provider.as_deref() == provider && m.model.as_deref() == model);
         let row = match pos {
             Some(p) => &mut self.models[p],
@@ -356,14 +358,14 @@ impl Acc {
             }
         };
         row.calls += 1;
-        row.usage.call(usage);
+        row.usage.call(usage, cost);
     }
 
-    fn day(&mut self, ms: Option<i64>, usage: Option<&Usage>) {
+    fn day(&mut self, ms: Option<i64>, usage: Option<&Usage>, cost: Option<f64>) {
         let key = ms.map(format_day);
         let row = self.days.entry(key.clone()).or_insert(DayRow { day: key, calls: 0, usage: Tokens::default() });
         row.calls += 1;
-        row.usage.call(usage);
+        row.usage.call(usage, cost);
     }
 
     fn tool(&mut self, name: &str) -> &mut ToolRow {
@@ -400,9 +402,11 @@ impl SessionStats {
                 compactions.provider += u64::from(m.blocks.server_compaction);
                 if !s.observed {
                     if m.role == Role::Assistant {
-                        usage.call(m.usage.as_ref());
-                        acc.model(m.provider.as_deref(), m.model.as_deref(), m.usage.as_ref());
-                        acc.day(e.timestamp.or(m.timestamp), m.usage.as_ref());
+                        let (u, p, md) = (m.usage.as_ref(), m.provider.as_deref(), m.model.as_deref());
+                        let cost = call_cost::of(u, p, md).dollars;
+                        usage.call(u, cost);
+                        acc.model(p, md, u, cost);
+                        acc.day(e.timestamp.or(m.timestamp), u, cost);
                     }
                     // In crab, `tool_call` observations are the record of calls that ran.
                     for r in &m.tool_results {
@@ -429,9 +433,11 @@ impl SessionStats {
             }
             match o.tag.as_ref() {
                 "llm_call" => {
-                    usage.call(o.usage.as_ref());
-                    acc.model(o.provider.as_deref(), o.model.as_deref(), o.usage.as_ref());
-                    acc.day(o.ts, o.usage.as_ref());
+                    let (u, p, md) = (o.usage.as_ref(), o.provider.as_deref(), o.model.as_deref());
+                    let cost = call_cost::of(u, p, md).dollars;
+                    usage.call(u, cost);
+                    acc.model(p, md, u, cost);
+                    acc.day(o.ts, u, cost);
                 }
                 "tool_call" => {
                     let row = acc.tool(o.tool.as_deref().unwrap_or("?"));
@@ -533,7 +539,8 @@ fn branch(s: &Session<'_>, file_usage: &Tokens, leaves: u64) -> Branch {
         if let Some(m) = &s.entry(i).message {
             messages.count(m.role);
             if m.role == Role::Assistant {
-                usage.call(m.usage.as_ref());
+                let u = m.usage.as_ref();
+                usage.call(u, call_cost::of(u, m.provider.as_deref(), m.model.as_deref()).dollars);
             }
         }
     }
@@ -786,10 +793,10 @@ mod tests {
     #[test]
     fn tokens_sum_parts_and_keep_missing_cost_null() {
         let mut t = Tokens::default();
-        t.call(Some(&Usage { input: 1, output: 2, cache_read: 3, cache_write: 4, total: Some(99), cost: None }));
-        t.call(None);
+        t.call(Some(&Usage { input: 1, output: 2, cache_read: 3, cache_write: 4, total: Some(99), cost: None }), None);
+        t.call(None, None);
         assert_eq!((t.calls, t.total, t.cost), (2, 10, None));
-        t.call(Some(&Usage { cost: Some(0.5), ..Usage::default() }));
+        t.call(Some(&Usage { cost: Some(0.5), ..Usage::default() }), Some(0.5));
         assert_eq!(t.cost, Some(0.5));
     }
 }
