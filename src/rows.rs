@@ -720,7 +720,7 @@ impl<'s, 'a> Rows<'s, 'a> {
             cache_read_tokens: st.usage.cache_read,
             cache_write_tokens: st.usage.cache_write,
             total_tokens: st.usage.total,
-            cost: st.usage.cost,
+            cost: st.usage.cost.map(crate::stats::round_cost),
             cost_source: match with_cost {
                 0 => "unknown",
                 n if n == calls.len() as u64 => "recorded",

@@ -77,10 +77,18 @@ pub struct Tokens {
 /// far below a cent and keeps the JSON readable.
 fn cost_json<S: serde::Serializer>(c: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
     match c {
-        // (A sum held at f64::MAX would round to infinity, which JSON cannot hold.)
-        Some(v) if v.abs() < 1e290 => s.serialize_f64((v * 1e10).round() / 1e10),
-        Some(v) => s.serialize_f64(*v),
+        Some(v) => s.serialize_f64(round_cost(*v)),
         None => s.serialize_none(),
+    }
+}
+
+/// A sum of dollars as `stats` prints it: to ten decimals.
+pub fn round_cost(v: f64) -> f64 {
+    // (A sum held at f64::MAX would round to infinity, which JSON cannot hold.)
+    if v.abs() < 1e290 {
+        (v * 1e10).round() / 1e10
+    } else {
+        v
     }
 }
 
