@@ -41,6 +41,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand trace 'Show the span tree of each run: model calls, tool calls, events, and where the time went'
             cand stats 'Token and activity statistics for sessions, files and directories'
             cand sessions 'List the sessions in a directory, newest first, reading only each file''s head and tail'
+            cand rows 'Write one table of flat rows (NDJSON) for DuckDB, ClickHouse or Spark: entries, model calls, tool calls, trace spans or sessions'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'arcturn-inspect;tree'= {
@@ -217,6 +218,19 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'arcturn-inspect;rows'= {
+            cand --table 'Which table to write'
+            cand --color 'When to colour human output'
+            cand --input-format 'Skip format detection'
+            cand --max-bytes 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024'
+            cand --json 'Machine output: one JSON document per input (NDJSON when several)'
+            cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+            cand -q 'No warnings on stderr'
+            cand --quiet 'No warnings on stderr'
+            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'arcturn-inspect;help'= {
             cand tree 'Show the whole tree: branches, compactions, labels, the path to the latest entry'
             cand path 'Print the root-first path to an entry (default: the latest)'
@@ -229,6 +243,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand trace 'Show the span tree of each run: model calls, tool calls, events, and where the time went'
             cand stats 'Token and activity statistics for sessions, files and directories'
             cand sessions 'List the sessions in a directory, newest first, reading only each file''s head and tail'
+            cand rows 'Write one table of flat rows (NDJSON) for DuckDB, ClickHouse or Spark: entries, model calls, tool calls, trace spans or sessions'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'arcturn-inspect;help;tree'= {
@@ -252,6 +267,8 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
         &'arcturn-inspect;help;stats'= {
         }
         &'arcturn-inspect;help;sessions'= {
+        }
+        &'arcturn-inspect;help;rows'= {
         }
         &'arcturn-inspect;help;help'= {
         }
