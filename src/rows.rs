@@ -771,3 +771,28 @@ fn json_text(v: &serde_json::Value) -> Option<String> {
         other => Some(other.to_string()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stamps_are_rfc3339_utc_and_null_outside_four_digit_years() {
+        let j = |ms| serde_json::to_string(&Stamp(ms)).unwrap();
+        assert_eq!(j(Some(1_793_610_980_530)), r#""2026-11-02T09:16:20.530Z""#);
+        assert_eq!(j(Some(0)), r#""1970-01-01T00:00:00.000Z""#);
+        assert_eq!(j(Some(-1)), r#""1969-12-31T23:59:59.999Z""#);
+        assert_eq!(j(Some(253_402_300_799_999)), r#""9999-12-31T23:59:59.999Z""#);
+        assert_eq!(j(Some(253_402_300_800_000)), "null");
+        assert_eq!(j(Some(i64::MIN)), "null");
+        assert_eq!(j(None), "null");
+    }
+
+    #[test]
+    fn ids_are_string_columns_whatever_their_type_in_the_file() {
+        let j = |id: &Id<'_>| serde_json::to_string(&IdText(id)).unwrap();
+        assert_eq!(j(&Id::Int(u64::MAX)), r#""18446744073709551615""#);
+        assert_eq!(j(&Id::Int(3)), r#""3""#);
+        assert_eq!(j(&Id::Str("a\"b".into())), r#""a\"b""#);
+    }
+}

@@ -56,11 +56,7 @@ fn duckdb_available() -> bool {
         .status()
         .is_ok_and(|s| s.success());
     if !ok {
-        prereq::missing(
-            "DuckDB's Python module",
-            "python3 -m pip install --user duckdb",
-            "ARCTURN_REQUIRE_DUCKDB",
-        );
+        prereq::missing("DuckDB's Python module", "python3 -m pip install --user duckdb", "ARCTURN_REQUIRE_DUCKDB");
     }
     ok
 }
@@ -140,8 +136,10 @@ fn duckdb_reads_every_table_and_its_sums_equal_stats() {
         } else {
             let g = got.as_array().unwrap();
             let ints: Vec<u64> = g[..6].iter().map(|v| v.as_u64().unwrap_or(0)).collect();
-            let want: Vec<u64> =
-                ["calls", "input", "output", "cache_read", "cache_write", "total"].iter().map(|k| u[*k].as_u64().unwrap()).collect();
+            let want: Vec<u64> = ["calls", "input", "output", "cache_read", "cache_write", "total"]
+                .iter()
+                .map(|k| u[*k].as_u64().unwrap())
+                .collect();
             assert_eq!(ints, want, "{file}: count and token sums");
             match (g[6].as_f64(), u["cost"].as_f64()) {
                 (Some(a), Some(b)) => assert!((a - b).abs() < 1e-9, "{file}: cost {a} vs {b}"),

@@ -162,7 +162,9 @@ fn calls_tokens_and_tool_counts_equal_stats_per_session() {
             .as_array()
             .unwrap()
             .iter()
-            .map(|t| (t["tool"].as_str().unwrap().to_string(), (t["calls"].as_u64().unwrap(), t["errors"].as_u64().unwrap())))
+            .map(|t| {
+                (t["tool"].as_str().unwrap().to_string(), (t["calls"].as_u64().unwrap(), t["errors"].as_u64().unwrap()))
+            })
             .collect();
         assert_eq!(per_tool, expected, "{file}: tool calls and errors per tool");
         assert_eq!(row["tool_calls"].as_u64(), Some(expected.values().map(|v| v.0).sum()), "{file}");
@@ -250,7 +252,11 @@ fn a_cost_that_was_not_recorded_is_null_and_unknown_never_zero() {
     // Entries that are not model calls have no cost source at all.
     let e = run(&["rows", "--table", "entries", &f]).ndjson();
     let sources: Vec<Value> = e.iter().map(|r| r["cost_source"].clone()).collect();
-    assert_eq!(sources, ["null", "\"recorded\"", "null", "null", "null", "\"unknown\""].map(|s| serde_json::from_str::<Value>(s).unwrap()));
+    assert_eq!(
+        sources,
+        ["null", "\"recorded\"", "null", "null", "null", "\"unknown\""]
+            .map(|s| serde_json::from_str::<Value>(s).unwrap())
+    );
 }
 
 #[test]
@@ -312,7 +318,9 @@ fn the_scale_out_guide_declares_every_column_of_every_table() {
     for table in TABLES {
         let schema = schema(table);
         let want: Vec<&str> = schema["properties"].as_object().unwrap().keys().map(String::as_str).collect();
-        let start = doc.find(&format!("CREATE TABLE rows_{table}\n(")).unwrap_or_else(|| panic!("no CREATE TABLE rows_{table}"));
+        let start = doc
+            .find(&format!("CREATE TABLE rows_{table}\n("))
+            .unwrap_or_else(|| panic!("no CREATE TABLE rows_{table}"));
         let body = &doc[start..start + doc[start..].find("\n)").unwrap()];
         let ch: Vec<&str> = body.lines().filter_map(|l| l.trim().strip_prefix('`')?.split('`').next()).collect();
         assert_eq!(ch, want, "ClickHouse rows_{table}");

@@ -326,7 +326,8 @@ pub fn keep_until_exit(src: Source) -> &'static Source {
 /// goes through the writer too when stdout is a terminal.
 pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
     let ctx = Ctx::new(cli.global);
-    let for_programs = ctx.global.json || matches!(cli.command, Command::Query(_) | Command::Export(_) | Command::Rows(_));
+    let for_programs =
+        ctx.global.json || matches!(cli.command, Command::Query(_) | Command::Export(_) | Command::Rows(_));
     let mut shown;
     let out: &mut dyn Write = if for_programs && !io::stdout().is_terminal() {
         out
