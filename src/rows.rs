@@ -590,7 +590,21 @@ impl<'s, 'a> Rows<'s, 'a> {
         for (ri, run) in t.runs.iter().enumerate() {
             let run_id = json_text(&run.run_id);
             let end = run.start_ms.zip(run.duration_ms).map(|(a, d)| a.saturating_add(d as i64));
-            let u = Usage { total: None, cost: run.cost, ..run.usage };
+            let u = Usage { total: None, cost: None, ..run.usage };
+            // The run's cost: the sum over its calls' costs, by the same function as theirs.
+            let costs: Vec<Option<f64>> = run
+                .spans
+                .iter()
+                .filter_map(|sp| match &sp.detail {
+                    Detail::Llm { provider, model, .. } => {
+                        let u = usage_at.get(&sp.line).copied().flatten();
+                        Some(call_cost::of(u, provider.as_deref(), model.as_deref()).dollars)
+                    }
+                    _ => None,
+                })
+                .collect();
+            let priced = costs.iter().flatten().count();
+            let run_cost = costs.iter().fold(None, |a, c| crate::model::add_cost(a, *c).0);
             out.push(SpanRow {
                 head: self.head,
                 run_id: run_id.clone(),
@@ -618,10 +632,13 @@ impl<'s, 'a> Rows<'s, 'a> {
                 stop_reason: run.stop_reason.as_deref(),
                 tokens: Tokens::of(Some(&u)),
                 cost: CostCols {
-                    cost: run.cost,
-                    cost_source: Some(
-                        if run.cost.is_some() { CostSource::Recorded } else { CostSource::Unknown }.as_str(),
-                    ),
+                    cost: run_cost,
+                    cost_source: match priced {
+                        _ if costs.is_empty() => None,
+                        0 => Some(CostSource::Unknown.as_str()),
+                        n if n == costs.len() => Some(CostSource::Recorded.as_str()),
+                        _ => Some("mixed"),
+                    },
                 },
                 llm_calls: Some(run.llm_calls),
                 tool_calls: Some(run.tool_calls),

@@ -26,6 +26,7 @@ fn invocation(name: &str, file: &str, id: &str, dir: &str) -> Vec<String> {
         "show" => vec![name, file, id],
         "query" => vec![name, ".", file],
         "sessions" => vec![name, dir],
+        "rows" => vec![name, "--table", "entries", file],
         _ => vec![name, file],
     };
     v.into_iter().map(String::from).collect()
