@@ -222,7 +222,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --table 'Which table to write'
             cand --color 'When to colour human output'
             cand --input-format 'Skip format detection'
-            cand --max-bytes 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024'
+            cand --max-bytes 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024'
             cand --json 'Machine output: one JSON document per input (NDJSON when several)'
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'

@@ -258,7 +258,7 @@ crab\t''
 pi\t''
 codex\t''
 claude\t''"
-complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand rows" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device); K, M, G suffixes are powers of 1024' -r
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand rows" -l max-bytes -d 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024' -r
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand rows" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand rows" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand rows" -s q -l quiet -d 'No warnings on stderr'
