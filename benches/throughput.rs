@@ -128,7 +128,16 @@ fn run() -> Result<(), String> {
         }
         benches.push(Bench { label, program: binary.clone(), args: argv, floor });
     };
-    for args in [&["check"][..], &["tree", "--json"], &["leaves"], &["stats", "--json"]] {
+    let commands: [&[&str]; 7] = [
+        &["check"],
+        &["tree", "--json"],
+        &["leaves"],
+        &["stats", "--json"],
+        &["rows", "--table", "entries"],
+        &["rows", "--table", "calls"],
+        &["rows", "--table", "tools"],
+    ];
+    for args in commands {
         ours(&mut benches, args, &file_arg, "", 0);
     }
     for agent in formats {

@@ -43,6 +43,9 @@ _arcturn__inspect() {
             arcturn__inspect,query)
                 cmd="arcturn__inspect__subcmd__query"
                 ;;
+            arcturn__inspect,rows)
+                cmd="arcturn__inspect__subcmd__rows"
+                ;;
             arcturn__inspect,sessions)
                 cmd="arcturn__inspect__subcmd__sessions"
                 ;;
@@ -85,6 +88,9 @@ _arcturn__inspect() {
             arcturn__inspect__subcmd__help,query)
                 cmd="arcturn__inspect__subcmd__help__subcmd__query"
                 ;;
+            arcturn__inspect__subcmd__help,rows)
+                cmd="arcturn__inspect__subcmd__help__subcmd__rows"
+                ;;
             arcturn__inspect__subcmd__help,sessions)
                 cmd="arcturn__inspect__subcmd__help__subcmd__sessions"
                 ;;
@@ -107,7 +113,7 @@ _arcturn__inspect() {
 
     case "${cmd}" in
         arcturn__inspect)
-            opts="-q -h -V --json --color --input-format --strict --quiet --no-mmap --max-bytes --help --version tree path leaves show check query context export trace stats sessions grep diff help"
+            opts="-q -h -V --json --color --input-format --strict --quiet --no-mmap --max-bytes --help --version tree path leaves show check query context export trace stats sessions grep diff rows help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -295,7 +301,7 @@ _arcturn__inspect() {
             return 0
             ;;
         arcturn__subcmd__inspect__subcmd__help)
-            opts="tree path leaves show check query context export trace stats sessions grep diff help"
+            opts="tree path leaves show check query context export trace stats sessions grep diff rows help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -421,6 +427,20 @@ _arcturn__inspect() {
             return 0
             ;;
         arcturn__subcmd__inspect__subcmd__help__subcmd__query)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        arcturn__subcmd__inspect__subcmd__help__subcmd__rows)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -589,6 +609,36 @@ _arcturn__inspect() {
                     ;;
                 --kind)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --input-format)
+                    COMPREPLY=($(compgen -W "arcturn crab pi codex claude" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        arcturn__subcmd__inspect__subcmd__rows)
+            opts="-q -h --table --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --table)
+                    COMPREPLY=($(compgen -W "entries calls tools spans sessions" -- "${cur}"))
                     return 0
                     ;;
                 --color)

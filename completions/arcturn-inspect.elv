@@ -43,6 +43,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand sessions 'List the sessions in a directory, newest first, reading only each file''s head and tail'
             cand grep 'Search what sessions say (text, thinking, tool calls and results), decoded, with a regex'
             cand diff 'Compare two branches of a session: their common ancestor, each side''s entries, retried prompts side by side, totals'
+            cand rows 'Write one table of flat rows (NDJSON) for DuckDB, ClickHouse or Spark: entries, model calls, tool calls, trace spans or sessions'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'arcturn-inspect;tree'= {
@@ -263,6 +264,19 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'arcturn-inspect;rows'= {
+            cand --table 'Which table to write'
+            cand --color 'When to colour human output'
+            cand --input-format 'Skip format detection'
+            cand --max-bytes 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024'
+            cand --json 'Machine output: one JSON document per input (NDJSON when several)'
+            cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+            cand -q 'No warnings on stderr'
+            cand --quiet 'No warnings on stderr'
+            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'arcturn-inspect;help'= {
             cand tree 'Show the whole tree: branches, compactions, labels, the path to the latest entry'
             cand path 'Print the root-first path to an entry (default: the latest)'
@@ -277,6 +291,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand sessions 'List the sessions in a directory, newest first, reading only each file''s head and tail'
             cand grep 'Search what sessions say (text, thinking, tool calls and results), decoded, with a regex'
             cand diff 'Compare two branches of a session: their common ancestor, each side''s entries, retried prompts side by side, totals'
+            cand rows 'Write one table of flat rows (NDJSON) for DuckDB, ClickHouse or Spark: entries, model calls, tool calls, trace spans or sessions'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'arcturn-inspect;help;tree'= {
@@ -304,6 +319,8 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
         &'arcturn-inspect;help;grep'= {
         }
         &'arcturn-inspect;help;diff'= {
+        }
+        &'arcturn-inspect;help;rows'= {
         }
         &'arcturn-inspect;help;help'= {
         }

@@ -137,6 +137,11 @@ pub enum Command {
     /// Compare two branches of a session: their common ancestor, each side's entries, retried prompts side by side, totals.
     #[command(after_help = DIFF_HELP)]
     Diff(DiffArgs),
+    /// Write one table of flat rows (NDJSON) for DuckDB, ClickHouse or Spark: entries, model calls, tool calls, trace spans or sessions.
+    #[command(
+        after_help = "Tables (columns: docs/schema/rows-<table>.json):\n  entries   a row per tree entry\n  calls     a row per model call, with tokens and cost\n  tools     a row per tool call (and per result that names no call)\n  spans     a row per trace run and per span of it\n  sessions  a row per session file, with the totals of `stats`\n\nExamples:\n  arcturn-inspect rows --table calls sessions/ > calls.ndjson\n  arcturn-inspect rows --table tools ~/.arcturn/sessions/ | duckdb -c \"select tool, count(*) from read_json('/dev/stdin') group by all\"\n  arcturn-inspect rows --table sessions sessions/ > sessions.ndjson"
+    )]
+    Rows(RowsArgs),
 }
 
 const GREP_HELP: &str = "\
@@ -242,6 +247,31 @@ pub struct DiffArgs {
     pub a: Option<String>,
     /// The second branch (default: the most recent leaf).
     pub b: Option<String>,
+}
+
+/// The tables of `rows`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RowsTable {
+    /// A row per tree entry (message, compaction, label, state).
+    Entries,
+    /// A row per model call, with its tokens and cost.
+    Calls,
+    /// A row per tool call, paired with its result.
+    Tools,
+    /// A row per trace run and per span (model call, tool call, event) of it.
+    Spans,
+    /// A row per session file, with the totals of `stats`.
+    Sessions,
+}
+
+#[derive(Debug, Args)]
+pub struct RowsArgs {
+    /// Which table to write.
+    #[arg(long, value_enum, value_name = "TABLE")]
+    pub table: RowsTable,
+    /// Session files or directories (walked for *.jsonl and *.jsonl.zst); default: the newest session.
+    #[arg(value_parser = clap::value_parser!(PathBuf))]
+    pub files: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 
 use crate::content::{Block, Content};
 use crate::model::Role;
-use crate::session::Session;
 use crate::price::Prices;
+use crate::session::Session;
 use crate::stats::{Call, Tokens};
 use crate::tree::Ix;
 
@@ -92,9 +92,8 @@ fn side(s: &Session<'_>, leaf: Ix, entries: Vec<Ix>) -> Side {
     for &i in &entries {
         let Some(m) = &s.entry(i).message else { continue };
         if m.role == Role::Assistant {
-            let call = m.usage.as_ref().map(|u| {
-                Call::priced(u, m.provider.as_deref(), m.model.as_deref(), Prices::bundled())
-            });
+            let call =
+                m.usage.as_ref().map(|u| Call::priced(u, m.provider.as_deref(), m.model.as_deref(), Prices::bundled()));
             usage.call(call.as_ref());
         }
         tool_calls += m.tool_results.len() as u64;

@@ -14,6 +14,7 @@
 #![forbid(unsafe_code)]
 
 pub mod agents;
+pub mod call_cost;
 pub mod check;
 pub mod cli;
 pub mod cmd;
@@ -32,6 +33,7 @@ pub mod preview;
 pub mod price;
 pub mod query;
 pub mod render;
+pub mod rows;
 pub mod sanitize;
 pub mod search;
 pub mod session;

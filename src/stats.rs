@@ -115,10 +115,18 @@ impl<'a> Call<'a> {
 /// far below a cent and keeps the JSON readable.
 fn cost_json<S: serde::Serializer>(c: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
     match c {
-        // (A sum held at f64::MAX would round to infinity, which JSON cannot hold.)
-        Some(v) if v.abs() < 1e290 => s.serialize_f64((v * 1e10).round() / 1e10),
-        Some(v) => s.serialize_f64(*v),
+        Some(v) => s.serialize_f64(round_cost(*v)),
         None => s.serialize_none(),
+    }
+}
+
+/// A sum of dollars as `stats` prints it: to ten decimals.
+pub fn round_cost(v: f64) -> f64 {
+    // (A sum held at f64::MAX would round to infinity, which JSON cannot hold.)
+    if v.abs() < 1e290 {
+        (v * 1e10).round() / 1e10
+    } else {
+        v
     }
 }
 
@@ -626,9 +634,7 @@ impl SessionStats {
             }
             match o.tag.as_ref() {
                 "llm_call" if acc.admits(o.ts) => {
-                    // crab's `prompt` counts the cached tokens it read (it is never below
-                    // `cache_read`): only the rest is billed at the input rate.
-                    let billed = o.usage.map(|u| Usage { input: u.input.saturating_sub(u.cache_read), ..u });
+                    let billed = o.usage.as_ref().map(crate::call_cost::billed_observed);
                     let (provider, model) = (o.provider.as_deref(), o.model.as_deref());
                     let call = o.usage.as_ref().zip(billed.as_ref()).map(|(u, b)| Call {
                         usage: u,

@@ -77,8 +77,17 @@ pub fn parse_text(s: &str) -> Option<i64> {
 
 /// `2026-11-02T09:00:05.002Z`.
 pub fn format_iso(ms: i64) -> String {
-    let (y, mo, d, h, mi, s, milli) = civil(ms);
-    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{milli:03}Z")
+    Iso(ms).to_string()
+}
+
+/// [`format_iso`] as a `Display`, for writers that must not allocate per value.
+pub struct Iso(pub i64);
+
+impl std::fmt::Display for Iso {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (y, mo, d, h, mi, s, milli) = civil(self.0);
+        write!(f, "{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{milli:03}Z")
+    }
 }
 
 /// `2026-11-02 09:00` for people.

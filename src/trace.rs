@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::call_cost;
 use crate::content::Content;
 use crate::model::{Entry, Kind, Observation, Outcome, Role, Usage};
 use crate::session::Session;
@@ -471,7 +472,7 @@ fn arcturn_span(
                         model: m.model.as_deref().map(str::to_string),
                         usage,
                         stop_reason: stop.map(str::to_string),
-                        cost: m.usage.and_then(|u| u.cost),
+                        cost: call_cost::of(m.usage.as_ref(), m.provider.as_deref(), m.model.as_deref()).dollars,
                     },
                 ))
             }

@@ -10,6 +10,7 @@ pub mod grep;
 pub mod leaves;
 pub mod path;
 pub mod query;
+pub mod rows;
 pub mod sessions;
 pub mod show;
 pub mod stats;
@@ -327,7 +328,8 @@ pub fn keep_until_exit(src: Source) -> &'static Source {
 /// goes through the writer too when stdout is a terminal.
 pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
     let ctx = Ctx::new(cli.global);
-    let for_programs = ctx.global.json || matches!(cli.command, Command::Query(_) | Command::Export(_));
+    let for_programs =
+        ctx.global.json || matches!(cli.command, Command::Query(_) | Command::Export(_) | Command::Rows(_));
     let mut shown;
     let out: &mut dyn Write = if for_programs && !io::stdout().is_terminal() {
         out
@@ -349,6 +351,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
         Command::Sessions(a) => sessions::run(&ctx, &a, out),
         Command::Grep(a) => grep::run(&ctx, &a, out),
         Command::Diff(a) => diff::run(&ctx, &a, out),
+        Command::Rows(a) => rows::run(&ctx, &a, out),
     }?;
     out.flush().map_err(|e| Error::Io { path: "<stdout>".into(), source: e })?;
     Ok(outcome)

@@ -1,0 +1,817 @@
+//! The `rows` view: a session as flat rows for analytical engines (DuckDB, ClickHouse,
+//! Spark), one table at a time. Every row is a flat object of scalar columns, and every
+//! column of a table is present in every row with one type (null when unknown, never 0 and
+//! never another type), so an engine infers one schema from the rows alone. The columns are
+//! documented in `docs/schema/rows-<table>.json`.
+//!
+//! The rows count what `stats` counts, by the same rules: a model call is an assistant
+//! message (crab: an `llm_call` observation), a call's cost comes from [`call_cost::of`],
+//! and a tool call is counted by `stats` once it has a result (crab: a `tool_call`
+//! observation). This module computes rows; `cmd::rows` writes them.
+
+use std::collections::HashMap;
+use std::io::Write;
+
+use serde::{Serialize, Serializer};
+
+use crate::agents::Agent;
+use crate::call_cost::{self, CostSource};
+use crate::model::{Entry, Format, Id, Kind, Observation, Outcome, Role, Usage};
+use crate::session::Session;
+use crate::stats::SessionStats;
+use crate::trace::{self, Detail, SpanKind, SpanOutcome, Status};
+use crate::tree::Ix;
+
+/// The tables `rows` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Table {
+    Entries,
+    Calls,
+    Tools,
+    Spans,
+    Sessions,
+}
+
+/// The columns every row starts with.
+#[derive(Serialize, Clone, Copy)]
+pub struct Head<'s> {
+    pub file: &'s str,
+    pub format: Format,
+    pub agent: Agent,
+    pub session_id: Option<&'s str>,
+}
+
+/// A time as RFC 3339 UTC with milliseconds (`2026-11-02T09:00:05.002Z`), written without
+/// allocating; null when it has no four-digit year (an engine could not read it).
+#[derive(Clone, Copy)]
+pub struct Stamp(pub Option<i64>);
+
+/// 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z, in epoch milliseconds.
+const STAMP_RANGE: std::ops::RangeInclusive<i64> = -62_167_219_200_000..=253_402_300_799_999;
+
+impl Serialize for Stamp {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Some(ms) if STAMP_RANGE.contains(&ms) => {
+                let mut buf = [0u8; 24];
+                let mut w = &mut buf[..];
+                let _ = write!(w, "{}", crate::time::Iso(ms));
+                let len = 24 - w.len();
+                s.serialize_str(std::str::from_utf8(&buf[..len]).unwrap_or_default())
+            }
+            _ => s.serialize_none(),
+        }
+    }
+}
+
+/// An entry id as a string column (crab's integer ids as their digits), written without
+/// allocating.
+#[derive(Clone, Copy)]
+pub struct IdText<'s, 'a>(pub &'s Id<'a>);
+
+impl Serialize for IdText<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Id::Str(v) => s.serialize_str(v),
+            Id::Int(n) => {
+                let mut buf = [0u8; 20];
+                let mut w = &mut buf[..];
+                let _ = write!(w, "{n}");
+                let len = 20 - w.len();
+                s.serialize_str(std::str::from_utf8(&buf[..len]).unwrap_or_default())
+            }
+        }
+    }
+}
+
+/// The token columns of a model call: null when the call recorded no usage.
+#[derive(Serialize, Clone, Copy, Default)]
+pub struct Tokens {
+    pub input_tokens: Option<u64>,
+    pub output_tokens: Option<u64>,
+    pub cache_read_tokens: Option<u64>,
+    pub cache_write_tokens: Option<u64>,
+    /// The sum of the four (as `stats` counts it), held at its maximum if it overflows.
+    pub total_tokens: Option<u64>,
+}
+
+impl Tokens {
+    fn of(u: Option<&Usage>) -> Tokens {
+        match u {
+            Some(u) => Tokens {
+                input_tokens: Some(u.input),
+                output_tokens: Some(u.output),
+                cache_read_tokens: Some(u.cache_read),
+                cache_write_tokens: Some(u.cache_write),
+                total_tokens: Some(u.parts_total().0),
+            },
+            None => Tokens::default(),
+        }
+    }
+}
+
+/// `cost` and `cost_source` of a model call (both null on a row that is not one).
+#[derive(Serialize, Clone, Copy, Default)]
+pub struct CostCols {
+    pub cost: Option<f64>,
+    pub cost_source: Option<&'static str>,
+}
+
+impl CostCols {
+    fn of(u: Option<&Usage>, provider: Option<&str>, model: Option<&str>) -> CostCols {
+        Self::from(call_cost::of(u, provider, model))
+    }
+
+    /// An observed call's (crab `llm_call`), billed as `stats` bills it.
+    fn observed(u: Option<&Usage>, provider: Option<&str>, model: Option<&str>) -> CostCols {
+        Self::from(call_cost::of_observed(u, provider, model))
+    }
+
+    fn from(c: call_cost::Cost) -> CostCols {
+        CostCols { cost: c.dollars, cost_source: Some(c.source.as_str()) }
+    }
+}
+
+#[derive(Serialize)]
+pub struct EntryRow<'s> {
+    #[serde(flatten)]
+    pub head: Head<'s>,
+    pub entry_id: IdText<'s, 's>,
+    pub parent_id: Option<IdText<'s, 's>>,
+    pub synthetic_id: bool,
+    pub line: u32,
+    pub timestamp: Stamp,
+    pub timestamp_ms: Option<i64>,
+    pub kind: Kind,
+    pub kind_name: &'s str,
+    pub role: Option<Role>,
+    pub role_name: Option<&'s str>,
+    pub provider: Option<&'s str>,
+    pub model: Option<&'s str>,
+    pub stop_reason: Option<&'s str>,
+    pub model_call: bool,
+    #[serde(flatten)]
+    pub tokens: Tokens,
+    #[serde(flatten)]
+    pub cost: CostCols,
+    pub tool_calls: u32,
+    pub tool_results: u32,
+    pub tool_errors: u32,
+    pub depth: u32,
+    pub on_latest_path: bool,
+    pub is_leaf: bool,
+}
+
+#[derive(Serialize)]
+pub struct CallRow<'s> {
+    #[serde(flatten)]
+    pub head: Head<'s>,
+    /// Position among the session's calls, from 0.
+    pub call_index: u64,
+    pub entry_id: Option<IdText<'s, 's>>,
+    pub run_id: Option<&'s str>,
+    pub line: u32,
+    pub timestamp: Stamp,
+    pub timestamp_ms: Option<i64>,
+    pub provider: Option<&'s str>,
+    pub model: Option<&'s str>,
+    pub stop_reason: Option<&'s str>,
+    pub outcome: &'static str,
+    pub duration_ms: Option<u64>,
+    #[serde(flatten)]
+    pub tokens: Tokens,
+    #[serde(flatten)]
+    pub cost: CostCols,
+}
+
+#[derive(Serialize)]
+pub struct ToolRow<'s> {
+    #[serde(flatten)]
+    pub head: Head<'s>,
+    /// Position among the session's tool rows, from 0.
+    pub tool_index: u64,
+    pub tool: Option<&'s str>,
+    pub call_id: Option<&'s str>,
+    pub outcome: &'static str,
+    pub is_error: bool,
+    pub counted: bool,
+    pub line: u32,
+    pub timestamp: Stamp,
+    pub timestamp_ms: Option<i64>,
+    pub duration_ms: Option<u64>,
+    pub call_entry_id: Option<IdText<'s, 's>>,
+    pub call_line: Option<u32>,
+    pub result_entry_id: Option<IdText<'s, 's>>,
+    pub result_line: Option<u32>,
+    pub run_id: Option<&'s str>,
+    pub call_seq: Option<u64>,
+    pub bytes_in: Option<u64>,
+    pub bytes_out: Option<u64>,
+    pub offloaded: Option<bool>,
+}
+
+#[derive(Serialize)]
+pub struct SpanRow<'s> {
+    #[serde(flatten)]
+    pub head: Head<'s>,
+    pub run_id: Option<String>,
+    pub run_index: u64,
+    pub span_index: Option<u64>,
+    pub span_kind: &'static str,
+    pub name: Option<&'s str>,
+    pub status: &'static str,
+    pub error: Option<&'s str>,
+    pub start: Stamp,
+    pub end: Stamp,
+    pub start_ms: Option<i64>,
+    pub end_ms: Option<i64>,
+    pub duration_ms: Option<u64>,
+    pub line: u32,
+    pub entry_id: Option<String>,
+    pub provider: Option<&'s str>,
+    pub model: Option<&'s str>,
+    pub tool: Option<&'s str>,
+    pub tool_call_id: Option<&'s str>,
+    pub stop_reason: Option<&'s str>,
+    #[serde(flatten)]
+    pub tokens: Tokens,
+    #[serde(flatten)]
+    pub cost: CostCols,
+    pub llm_calls: Option<u64>,
+    pub tool_calls: Option<u64>,
+    pub errors: Option<u64>,
+}
+
+#[derive(Serialize)]
+pub struct SessionRow<'s> {
+    #[serde(flatten)]
+    pub head: Head<'s>,
+    pub title: Option<String>,
+    pub cwd: Option<&'s str>,
+    pub forked_from: Option<&'s str>,
+    pub created: Stamp,
+    pub first: Stamp,
+    pub last: Stamp,
+    pub first_ms: Option<i64>,
+    pub last_ms: Option<i64>,
+    pub bytes: u64,
+    pub lines: u64,
+    pub entries: u64,
+    pub observations: u64,
+    pub runs: u64,
+    pub user_messages: u64,
+    pub assistant_messages: u64,
+    pub tool_result_messages: u64,
+    pub system_messages: u64,
+    pub other_messages: u64,
+    pub calls: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_read_tokens: u64,
+    pub cache_write_tokens: u64,
+    pub total_tokens: u64,
+    pub cost: Option<f64>,
+    pub cost_source: &'static str,
+    pub cost_lower_bound: Option<f64>,
+    pub calls_with_cost: u64,
+    pub usage_overflow: bool,
+    pub branch_entries: u64,
+    pub branch_total_tokens: Option<u64>,
+    pub context_tokens: Option<u64>,
+    pub context_source: crate::stats::ContextSource,
+    pub tool_calls: u64,
+    pub tool_errors: u64,
+    pub compactions: u64,
+    pub leaves: u64,
+    pub max_depth: u64,
+}
+
+/// A tool call or result, paired: what one tool row describes.
+enum ToolSrc {
+    /// A call (entry, call index) and its result (entry, result index), either may be missing
+    /// but not both.
+    Pair { call: Option<(Ix, u32)>, result: Option<(Ix, u32)> },
+    /// A crab `tool_call` observation.
+    Observed(u32),
+}
+
+/// A model call: an assistant entry or a crab `llm_call` observation.
+#[derive(Clone, Copy)]
+enum CallSrc {
+    Entry(Ix),
+    Observed(u32),
+}
+
+/// One session, ready to be turned into rows of any table.
+pub struct Rows<'s, 'a> {
+    s: &'s Session<'a>,
+    head: Head<'s>,
+    /// Entries on the path to the latest entry (a bit per entry).
+    latest: Vec<u64>,
+}
+
+impl<'s, 'a> Rows<'s, 'a> {
+    pub fn new(s: &'s Session<'a>) -> Rows<'s, 'a> {
+        let mut latest = vec![0u64; s.entries.len().div_ceil(64)];
+        if let Some(tip) = s.tree.latest() {
+            for i in s.tree.path(tip) {
+                latest[i as usize / 64] |= 1 << (i % 64);
+            }
+        }
+        let head = Head {
+            file: s.name(),
+            format: s.format,
+            agent: Agent::of_format(s.format),
+            session_id: s.header.as_ref().and_then(|h| h.id.as_deref()),
+        };
+        Rows { s, head, latest }
+    }
+
+    pub fn entries(&self) -> usize {
+        self.s.entries.len()
+    }
+
+    /// The row of entry `i` (file order).
+    pub fn entry(&self, i: Ix) -> EntryRow<'s> {
+        let s = self.s;
+        let e: &'s Entry<'a> = s.entry(i);
+        let m = e.message.as_deref();
+        let call = m.is_some_and(|m| m.role == Role::Assistant) && !s.observed;
+        let u = m.and_then(|m| m.usage.as_ref()).filter(|_| call);
+        let (provider, model) = (m.and_then(|m| m.provider.as_deref()), m.and_then(|m| m.model.as_deref()));
+        EntryRow {
+            head: self.head,
+            entry_id: IdText(&e.id),
+            parent_id: e.parent.as_ref().map(IdText),
+            synthetic_id: e.extra.as_ref().is_some_and(|x| x.synthetic_id),
+            line: e.line,
+            timestamp: Stamp(entry_time(e)),
+            timestamp_ms: entry_time(e),
+            kind: e.kind,
+            kind_name: &e.kind_name,
+            role: m.map(|m| m.role),
+            role_name: m.map(|m| m.role_name.as_ref()),
+            provider,
+            model,
+            stop_reason: m.and_then(|m| m.stop_reason.as_deref()),
+            model_call: call,
+            tokens: Tokens::of(u),
+            cost: if call { CostCols::of(u, provider, model) } else { CostCols::default() },
+            tool_calls: m.map_or(0, |m| m.tool_calls.len() as u32),
+            tool_results: m.map_or(0, |m| m.tool_results.len() as u32),
+            tool_errors: m.map_or(0, |m| m.tool_results.iter().filter(|r| r.is_error).count() as u32),
+            depth: s.tree.depth(i),
+            on_latest_path: self.latest[i as usize / 64] & (1 << (i % 64)) != 0,
+            is_leaf: s.tree.children(i).is_empty(),
+        }
+    }
+
+    /// The session's model calls, in file order.
+    fn call_sources(&self) -> Vec<CallSrc> {
+        let s = self.s;
+        if s.observed {
+            let obs = s.observations.iter().enumerate();
+            return obs.filter(|(_, o)| o.tag == "llm_call").map(|(k, _)| CallSrc::Observed(k as u32)).collect();
+        }
+        let ents = s.entries.iter().enumerate();
+        ents.filter(|(_, e)| e.message.as_ref().is_some_and(|m| m.role == Role::Assistant))
+            .map(|(i, _)| CallSrc::Entry(i as Ix))
+            .collect()
+    }
+
+    /// The calls table.
+    pub fn calls(&self) -> Vec<CallRow<'s>> {
+        let s = self.s;
+        let mut out = Vec::new();
+        for (k, c) in self.call_sources().into_iter().enumerate() {
+            let row = match c {
+                CallSrc::Entry(i) => {
+                    let e: &'s Entry<'a> = s.entry(i);
+                    let Some(m) = e.message.as_deref() else { continue };
+                    let (provider, model, u) = (m.provider.as_deref(), m.model.as_deref(), m.usage.as_ref());
+                    let at = entry_time(e);
+                    let since = s.tree.parent(i).and_then(|p| entry_time(s.entry(p)));
+                    CallRow {
+                        head: self.head,
+                        call_index: k as u64,
+                        entry_id: Some(IdText(&e.id)),
+                        run_id: None,
+                        line: e.line,
+                        timestamp: Stamp(at),
+                        timestamp_ms: at,
+                        provider,
+                        model,
+                        stop_reason: m.stop_reason.as_deref(),
+                        outcome: match m.stop_reason.as_deref() {
+                            Some("error") => "error",
+                            Some("aborted") => "aborted",
+                            _ => "ok",
+                        },
+                        duration_ms: elapsed(since, at),
+                        tokens: Tokens::of(u),
+                        cost: CostCols::of(u, provider, model),
+                    }
+                }
+                CallSrc::Observed(k_obs) => {
+                    let o: &'s Observation<'a> = &s.observations[k_obs as usize];
+                    let (provider, model, u) = (o.provider.as_deref(), o.model.as_deref(), o.usage.as_ref());
+                    CallRow {
+                        head: self.head,
+                        call_index: k as u64,
+                        entry_id: None,
+                        run_id: o.run_id.as_deref(),
+                        line: o.line,
+                        timestamp: Stamp(o.ts),
+                        timestamp_ms: o.ts,
+                        provider,
+                        model,
+                        stop_reason: o.stop_reason.as_deref(),
+                        outcome: outcome_name(o.outcome.as_ref()),
+                        duration_ms: o.duration_ms,
+                        tokens: Tokens::of(u),
+                        cost: CostCols::observed(u, provider, model),
+                    }
+                }
+            };
+            out.push(row);
+        }
+        out
+    }
+
+    /// Tool calls paired with their results by call id (file-wide, as [`crate::pairing`]
+    /// does): a result takes the first call of its id not taken yet; a call no result takes
+    /// and a result no call is there for make rows of their own. Ordered by the line of the
+    /// call (a lone result: its own line).
+    fn tool_sources(&self) -> Vec<ToolSrc> {
+        let s = self.s;
+        if s.observed {
+            let obs = s.observations.iter().enumerate();
+            return obs.filter(|(_, o)| o.tag == "tool_call").map(|(k, _)| ToolSrc::Observed(k as u32)).collect();
+        }
+        let mut calls: Vec<(Ix, u32)> = Vec::new();
+        let mut by_id: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, e) in s.entries.iter().enumerate() {
+            let Some(m) = &e.message else { continue };
+            for (j, c) in m.tool_calls.iter().enumerate() {
+                if let Some(id) = c.id.as_deref() {
+                    by_id.entry(id).or_default().push(calls.len());
+                }
+                calls.push((i as Ix, j as u32));
+            }
+        }
+        // Each id's calls in file order, taken front to back.
+        let mut next: HashMap<&str, usize> = HashMap::new();
+        let mut result_of: Vec<Option<(Ix, u32)>> = vec![None; calls.len()];
+        let mut lone: Vec<(Ix, u32)> = Vec::new();
+        for (i, e) in s.entries.iter().enumerate() {
+            let Some(m) = &e.message else { continue };
+            for (j, r) in m.tool_results.iter().enumerate() {
+                let taken = r.call_id.as_deref().and_then(|id| {
+                    let list = by_id.get(id)?;
+                    let n = next.entry(id).or_insert(0);
+                    let c = *list.get(*n)?;
+                    *n += 1;
+                    Some(c)
+                });
+                match taken {
+                    Some(c) => result_of[c] = Some((i as Ix, j as u32)),
+                    None => lone.push((i as Ix, j as u32)),
+                }
+            }
+        }
+        let mut out: Vec<(u32, ToolSrc)> = calls
+            .into_iter()
+            .zip(result_of)
+            .map(|(c, r)| (s.entry(c.0).line, ToolSrc::Pair { call: Some(c), result: r }))
+            .collect();
+        out.extend(lone.into_iter().map(|r| (s.entry(r.0).line, ToolSrc::Pair { call: None, result: Some(r) })));
+        out.sort_by_key(|(line, _)| *line);
+        out.into_iter().map(|(_, t)| t).collect()
+    }
+
+    /// The tools table.
+    pub fn tools(&self) -> Vec<ToolRow<'s>> {
+        let s = self.s;
+        let mut out = Vec::new();
+        for (k, src) in self.tool_sources().into_iter().enumerate() {
+            let row = match src {
+                ToolSrc::Pair { call, result } => {
+                    let ce: Option<&'s Entry<'a>> = call.map(|(i, _)| s.entry(i));
+                    let cm = ce.and_then(|e| e.message.as_deref());
+                    let c = call.and_then(|(_, j)| cm?.tool_calls.get(j as usize));
+                    let re: Option<&'s Entry<'a>> = result.map(|(i, _)| s.entry(i));
+                    let r = result.and_then(|(_, j)| re?.message.as_deref()?.tool_results.get(j as usize));
+                    let outcome = match r {
+                        Some(r) if r.is_error => "error",
+                        Some(_) => "ok",
+                        None if cm.is_some_and(|m| m.tools_ran()) => "missing_result",
+                        None => "not_run",
+                    };
+                    let (ct, rt) = (ce.and_then(entry_time), re.and_then(entry_time));
+                    let at = if ce.is_some() { ct } else { rt };
+                    let first = ce.or(re).expect("a tool row has a call or a result");
+                    ToolRow {
+                        head: self.head,
+                        tool_index: k as u64,
+                        // What `stats` groups by: the name the result gives, else the call's.
+                        tool: match r {
+                            Some(r) => r.tool_name.as_deref(),
+                            None => c.and_then(|c| c.name.as_deref()),
+                        },
+                        call_id: c.and_then(|c| c.id.as_deref()).or_else(|| r.and_then(|r| r.call_id.as_deref())),
+                        outcome,
+                        is_error: outcome == "error",
+                        counted: r.is_some(),
+                        line: first.line,
+                        timestamp: Stamp(at),
+                        timestamp_ms: at,
+                        duration_ms: if ce.is_some() { elapsed(ct, rt) } else { None },
+                        call_entry_id: ce.map(|e| IdText(&e.id)),
+                        call_line: ce.map(|e| e.line),
+                        result_entry_id: re.map(|e| IdText(&e.id)),
+                        result_line: re.map(|e| e.line),
+                        run_id: None,
+                        call_seq: None,
+                        bytes_in: None,
+                        bytes_out: None,
+                        offloaded: r.map(|r| r.offloaded_path.is_some()),
+                    }
+                }
+                ToolSrc::Observed(k_obs) => {
+                    let o: &'s Observation<'a> = &s.observations[k_obs as usize];
+                    let outcome = outcome_name(o.outcome.as_ref());
+                    ToolRow {
+                        head: self.head,
+                        tool_index: k as u64,
+                        tool: o.tool.as_deref(),
+                        call_id: None,
+                        outcome,
+                        is_error: outcome == "error",
+                        counted: true,
+                        line: o.line,
+                        timestamp: Stamp(o.ts),
+                        timestamp_ms: o.ts,
+                        duration_ms: o.duration_ms,
+                        call_entry_id: None,
+                        call_line: None,
+                        result_entry_id: None,
+                        result_line: None,
+                        run_id: o.run_id.as_deref(),
+                        call_seq: o.call_seq,
+                        bytes_in: o.bytes_in,
+                        bytes_out: o.bytes_out,
+                        offloaded: None,
+                    }
+                }
+            };
+            out.push(row);
+        }
+        out
+    }
+
+    /// The trace of the session (crab: its runs; the others: the branch to the latest
+    /// entry), to be turned into rows with [`Rows::spans`].
+    pub fn trace(&self) -> trace::Trace {
+        trace::trace(self.s, None)
+    }
+
+    /// The spans table: a row per run, then a row per span of it.
+    pub fn spans<'t>(&self, t: &'t trace::Trace) -> Vec<SpanRow<'t>>
+    where
+        's: 't,
+    {
+        let s = self.s;
+        // The usage of each call by its line: a span that recorded none has null tokens.
+        let mut usage_at: HashMap<u32, (Option<&'s Usage>, bool)> = HashMap::new();
+        for c in self.call_sources() {
+            match c {
+                CallSrc::Entry(i) => {
+                    let e = s.entry(i);
+                    usage_at.insert(e.line, (e.message.as_ref().and_then(|m| m.usage.as_ref()), false));
+                }
+                CallSrc::Observed(k) => {
+                    let o = &s.observations[k as usize];
+                    usage_at.insert(o.line, (o.usage.as_ref(), true));
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for (ri, run) in t.runs.iter().enumerate() {
+            let run_id = json_text(&run.run_id);
+            let end = run.start_ms.zip(run.duration_ms).map(|(a, d)| a.saturating_add(d as i64));
+            let u = Usage { total: None, cost: None, ..run.usage };
+            // The run's cost: the sum over its calls' costs, by the same function as theirs.
+            let costs: Vec<call_cost::Cost> = run
+                .spans
+                .iter()
+                .filter_map(|sp| match &sp.detail {
+                    Detail::Llm { provider, model, .. } => {
+                        let (u, observed) = usage_at.get(&sp.line).copied().unwrap_or((None, false));
+                        let price = if observed { call_cost::of_observed } else { call_cost::of };
+                        Some(price(u, provider.as_deref(), model.as_deref()))
+                    }
+                    _ => None,
+                })
+                .collect();
+            let run_cost = costs.iter().fold(None, |a, c| crate::model::add_cost(a, c.dollars).0);
+            out.push(SpanRow {
+                head: self.head,
+                run_id: run_id.clone(),
+                run_index: ri as u64,
+                span_index: None,
+                span_kind: "run",
+                name: None,
+                status: match run.status {
+                    Status::Complete => "complete",
+                    Status::Interrupted => "interrupted",
+                    Status::Open => "open",
+                },
+                error: None,
+                start: Stamp(run.start_ms),
+                end: Stamp(end),
+                start_ms: run.start_ms,
+                end_ms: end,
+                duration_ms: run.duration_ms,
+                line: run.line,
+                entry_id: None,
+                provider: None,
+                model: None,
+                tool: None,
+                tool_call_id: None,
+                stop_reason: run.stop_reason.as_deref(),
+                tokens: Tokens::of(Some(&u)),
+                cost: CostCols {
+                    cost: run_cost,
+                    cost_source: call_cost::source_of_sum(costs.iter().map(|c| c.source)).map(CostSource::as_str),
+                },
+                llm_calls: Some(run.llm_calls),
+                tool_calls: Some(run.tool_calls),
+                errors: Some(run.errors),
+            });
+            for (si, sp) in run.spans.iter().enumerate() {
+                let end = sp.end_ms().filter(|_| sp.duration_ms.is_some());
+                let mut row = SpanRow {
+                    head: self.head,
+                    run_id: run_id.clone(),
+                    run_index: ri as u64,
+                    span_index: Some(si as u64),
+                    span_kind: match sp.kind {
+                        SpanKind::LlmCall => "llm_call",
+                        SpanKind::ToolCall => "tool_call",
+                        SpanKind::Event => "event",
+                    },
+                    name: None,
+                    status: match sp.outcome {
+                        SpanOutcome::Ok => "ok",
+                        SpanOutcome::Aborted => "aborted",
+                        SpanOutcome::Error => "error",
+                    },
+                    error: sp.error.as_deref(),
+                    start: Stamp(sp.start_ms),
+                    end: Stamp(end),
+                    start_ms: sp.start_ms,
+                    end_ms: end,
+                    duration_ms: sp.duration_ms,
+                    line: sp.line,
+                    entry_id: sp.entry_id.as_ref().and_then(json_text),
+                    provider: None,
+                    model: None,
+                    tool: None,
+                    tool_call_id: None,
+                    stop_reason: None,
+                    tokens: Tokens::default(),
+                    cost: CostCols::default(),
+                    llm_calls: None,
+                    tool_calls: None,
+                    errors: None,
+                };
+                match &sp.detail {
+                    Detail::Llm { provider, model, stop_reason, .. } => {
+                        let (u, observed) = usage_at.get(&sp.line).copied().unwrap_or((None, false));
+                        row.name = model.as_deref();
+                        row.provider = provider.as_deref();
+                        row.model = model.as_deref();
+                        row.stop_reason = stop_reason.as_deref();
+                        row.tokens = Tokens::of(u);
+                        let price = if observed { CostCols::observed } else { CostCols::of };
+                        row.cost = price(u, provider.as_deref(), model.as_deref());
+                    }
+                    Detail::Tool { tool, tool_call_id, .. } => {
+                        row.name = tool.as_deref();
+                        row.tool = tool.as_deref();
+                        row.tool_call_id = tool_call_id.as_deref();
+                    }
+                    Detail::Event { obs, .. } => row.name = Some(obs),
+                }
+                out.push(row);
+            }
+        }
+        out
+    }
+
+    /// The sessions table's row: `stats` figures (file scope) of the session.
+    pub fn session(&self) -> SessionRow<'s> {
+        let s = self.s;
+        let st = SessionStats::of(s, &crate::stats::Options::default());
+        let h = s.header.as_ref();
+        let calls = self.calls();
+        let with_cost = calls.iter().filter(|c| c.cost.cost.is_some()).count() as u64;
+        SessionRow {
+            head: self.head,
+            title: h.and_then(|h| h.title.as_ref()).map(|t| t.decode()),
+            cwd: h.and_then(|h| h.cwd.as_deref()),
+            forked_from: h.and_then(|h| h.origin.as_deref()),
+            created: Stamp(s.created()),
+            first: Stamp(st.first_ms),
+            last: Stamp(st.last_ms),
+            first_ms: st.first_ms,
+            last_ms: st.last_ms,
+            bytes: st.bytes,
+            lines: st.lines,
+            entries: st.entries,
+            observations: st.observations,
+            runs: st.runs,
+            user_messages: st.messages.user,
+            assistant_messages: st.messages.assistant,
+            tool_result_messages: st.messages.tool_result,
+            system_messages: st.messages.system,
+            other_messages: st.messages.other,
+            calls: st.usage.calls,
+            input_tokens: st.usage.input,
+            output_tokens: st.usage.output,
+            cache_read_tokens: st.usage.cache_read,
+            cache_write_tokens: st.usage.cache_write,
+            total_tokens: st.usage.total,
+            cost: st.usage.cost.map(crate::stats::round_cost),
+            cost_source: st.usage.cost_source.map_or("unknown", CostSource::as_str),
+            cost_lower_bound: st.usage.cost_lower_bound.map(crate::stats::round_cost),
+            calls_with_cost: with_cost,
+            usage_overflow: st.usage.usage_overflow,
+            branch_entries: st.branch.entries,
+            branch_total_tokens: st.branch.usage.map(|u| u.total),
+            context_tokens: st.context.tokens,
+            context_source: st.context.source,
+            tool_calls: st.tool_calls.iter().map(|t| t.calls).sum(),
+            tool_errors: st.tool_calls.iter().map(|t| t.errors).sum(),
+            compactions: st.compactions.count,
+            leaves: st.leaves,
+            max_depth: st.max_depth,
+        }
+    }
+}
+
+/// An entry's time: its own, else its message's.
+fn entry_time(e: &Entry<'_>) -> Option<i64> {
+    e.timestamp.or_else(|| e.message.as_ref().and_then(|m| m.timestamp))
+}
+
+/// Milliseconds from `a` to `b`, when both are known and in order.
+fn elapsed(a: Option<i64>, b: Option<i64>) -> Option<u64> {
+    match (a, b) {
+        (Some(a), Some(b)) if b >= a => Some((b - a) as u64),
+        _ => None,
+    }
+}
+
+/// A crab outcome as a column value (an unrecognized one counts as an error, as in `stats`).
+fn outcome_name(o: Option<&Outcome<'_>>) -> &'static str {
+    match o {
+        None | Some(Outcome::Ok) => "ok",
+        Some(Outcome::Aborted) => "aborted",
+        Some(Outcome::Error(_) | Outcome::Other(_)) => "error",
+    }
+}
+
+/// A JSON id (string or integer) as text; null stays null.
+fn json_text(v: &serde_json::Value) -> Option<String> {
+    match v {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Null => None,
+        other => Some(other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stamps_are_rfc3339_utc_and_null_outside_four_digit_years() {
+        let j = |ms| serde_json::to_string(&Stamp(ms)).unwrap();
+        assert_eq!(j(Some(1_793_610_980_530)), r#""2026-11-02T09:16:20.530Z""#);
+        assert_eq!(j(Some(0)), r#""1970-01-01T00:00:00.000Z""#);
+        assert_eq!(j(Some(-1)), r#""1969-12-31T23:59:59.999Z""#);
+        assert_eq!(j(Some(253_402_300_799_999)), r#""9999-12-31T23:59:59.999Z""#);
+        assert_eq!(j(Some(253_402_300_800_000)), "null");
+        assert_eq!(j(Some(i64::MIN)), "null");
+        assert_eq!(j(None), "null");
+    }
+
+    #[test]
+    fn ids_are_string_columns_whatever_their_type_in_the_file() {
+        let j = |id: &Id<'_>| serde_json::to_string(&IdText(id)).unwrap();
+        assert_eq!(j(&Id::Int(u64::MAX)), r#""18446744073709551615""#);
+        assert_eq!(j(&Id::Int(3)), r#""3""#);
+        assert_eq!(j(&Id::Str("a\"b".into())), r#""a\"b""#);
+    }
+}
