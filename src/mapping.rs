@@ -107,7 +107,11 @@ mod tests {
         }
         let dir = tempfile::tempdir().unwrap();
         let out = Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "mapping::tests::truncated_mapped_file_is_a_message_and_exit_2_not_a_crash", "--nocapture"])
+            .args([
+                "--exact",
+                "mapping::tests::truncated_mapped_file_is_a_message_and_exit_2_not_a_crash",
+                "--nocapture",
+            ])
             .env(CHILD, dir.path())
             .output()
             .unwrap();
