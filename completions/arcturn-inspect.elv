@@ -25,7 +25,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
             cand --quiet 'No warnings on stderr'
-            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
             cand -h 'Print help'
             cand --help 'Print help'
             cand -V 'Print version'
@@ -54,7 +54,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
             cand --quiet 'No warnings on stderr'
-            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -66,7 +66,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
             cand --quiet 'No warnings on stderr'
-            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -78,7 +78,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
             cand --quiet 'No warnings on stderr'
-            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -90,7 +90,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
             cand --quiet 'No warnings on stderr'
-            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -102,7 +102,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
             cand --quiet 'No warnings on stderr'
-            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -137,7 +137,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
             cand --quiet 'No warnings on stderr'
-            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -149,7 +149,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
             cand --quiet 'No warnings on stderr'
-            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -169,7 +169,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
             cand --quiet 'No warnings on stderr'
-            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -184,7 +184,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
             cand --quiet 'No warnings on stderr'
-            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -199,7 +199,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
             cand --quiet 'No warnings on stderr'
-            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -215,7 +215,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
             cand --quiet 'No warnings on stderr'
-            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
