@@ -258,7 +258,7 @@ Register-ArgumentCompleter -Native -CommandName 'arcturn-inspect' -ScriptBlock {
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Treat any damage (torn last line, corrupt line, any warning) as fatal')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr')
-            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -271,7 +271,7 @@ Register-ArgumentCompleter -Native -CommandName 'arcturn-inspect' -ScriptBlock {
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Treat any damage (torn last line, corrupt line, any warning) as fatal')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr')
-            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break

@@ -243,7 +243,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
             cand --quiet 'No warnings on stderr'
-            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -255,7 +255,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
             cand --quiet 'No warnings on stderr'
-            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
             cand -h 'Print help'
             cand --help 'Print help'
         }
