@@ -25,7 +25,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
             cand --quiet 'No warnings on stderr'
-            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
             cand -h 'Print help'
             cand --help 'Print help'
             cand -V 'Print version'
@@ -55,7 +55,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
             cand --quiet 'No warnings on stderr'
-            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -67,7 +67,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
             cand --quiet 'No warnings on stderr'
-            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -79,7 +79,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
             cand --quiet 'No warnings on stderr'
-            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -91,7 +91,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
             cand --quiet 'No warnings on stderr'
-            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -103,7 +103,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
             cand --quiet 'No warnings on stderr'
-            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -138,7 +138,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
             cand --quiet 'No warnings on stderr'
-            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -150,7 +150,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
             cand --quiet 'No warnings on stderr'
-            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -170,7 +170,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
             cand --quiet 'No warnings on stderr'
-            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -185,7 +185,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
             cand --quiet 'No warnings on stderr'
-            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -204,7 +204,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
             cand --quiet 'No warnings on stderr'
-            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -220,7 +220,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
             cand --quiet 'No warnings on stderr'
-            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -248,7 +248,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
             cand --quiet 'No warnings on stderr'
-            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -260,7 +260,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
             cand --quiet 'No warnings on stderr'
-            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -273,7 +273,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
             cand --quiet 'No warnings on stderr'
-            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

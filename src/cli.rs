@@ -44,8 +44,8 @@ pub struct Global {
     /// No warnings on stderr.
     #[arg(short, long, global = true)]
     pub quiet: bool,
-    /// Accepted for compatibility: files are always read into memory, never mapped (a
-    /// mapped file that another process rewrites or truncates could crash the reader).
+    /// Read files into memory instead of mapping them: for a session that another process
+    /// may rewrite or truncate while it is read.
     #[arg(long, global = true)]
     pub no_mmap: bool,
     /// Read at most N bytes from an input that is not a regular file (stdin, a pipe, a

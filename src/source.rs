@@ -1,11 +1,13 @@
-//! Bytes in: a path or stdin becomes one contiguous buffer owned by the process, plus the
-//! newline-aligned line spans the decoder walks.
+//! Bytes in: a path or stdin becomes one contiguous buffer, plus the newline-aligned line
+//! spans the decoder walks.
 //!
-//! Files are read, never memory-mapped: the session a tool inspects is often the one an
-//! agent, an editor or a sync tool is writing, and a shared map of a file that another
-//! process rewrites or truncates is undefined behaviour for `&[u8]` (the bytes change under
-//! validated `&str`s) and a SIGBUS on truncation. An owned copy can only ever hold the bytes
-//! that were read; a file that shrinks while it is read is a clear error instead.
+//! Regular files of at least [`MAP_MIN`] bytes are memory-mapped ([`crate::mapping`]): no
+//! copy, no fresh pages, the page cache read in place. Everything else is read into memory
+//! the process owns: stdin, pipes and devices, small files (a map costs more than the copy
+//! of a few pages), compressed files (decompressed as they are read), and every file under
+//! `--no-mmap`, the choice for a session that another process may rewrite or truncate while
+//! it is read (a truncated map is a SIGBUS, reported as an error by the mapping module; an
+//! owned copy only ever holds the bytes that were read).
 //!
 //! This module owns framing only (encoding sniffing, BOM, CRLF, NUL tails, line numbers)
 //! and the bounds on what is read; it never parses JSON and never prints.
@@ -25,6 +27,8 @@ const READ_BLOCK: usize = 4 << 20;
 /// copy out of the page cache (and the first touch of each page of the buffer) is most of
 /// what reading costs, and it divides between CPUs like the decode does.
 const READ_PART: usize = 8 << 20;
+/// Regular files smaller than this are read, larger ones mapped (unless `--no-mmap`).
+pub const MAP_MIN: u64 = 1 << 20;
 /// A single line longer than this in a stream is refused: `/dev/zero` must not eat memory.
 pub const MAX_STREAM_LINE: usize = 1 << 30;
 /// What `--max-bytes` defaults to: the most read from one input whose size is not known
@@ -41,11 +45,13 @@ const MAX_LINES: u64 = u32::MAX as u64;
 pub struct ReadOptions {
     /// The most bytes read from an input whose size is not known up front.
     pub max_bytes: u64,
+    /// Map regular files of at least [`MAP_MIN`] bytes instead of reading them.
+    pub mmap: bool,
 }
 
 impl Default for ReadOptions {
     fn default() -> ReadOptions {
-        ReadOptions { max_bytes: DEFAULT_MAX_BYTES }
+        ReadOptions { max_bytes: DEFAULT_MAX_BYTES, mmap: true }
     }
 }
 
@@ -78,7 +84,7 @@ pub struct Source {
     /// The name as the user gave it (`-` for stdin), lossily decoded when the path is not
     /// UTF-8; untrusted text, sanitized wherever it is printed.
     pub name: String,
-    data: Vec<u8>,
+    data: Bytes,
     /// Byte range of the content: after a BOM, before a NUL tail.
     body: Range<usize>,
     /// A UTF-8 byte order mark was stripped at offset 0.
@@ -87,6 +93,22 @@ pub struct Source {
     pub nul_tail: usize,
     /// The file the bytes came from, when it is one (stdin redirected from a file is).
     pub identity: Option<FileId>,
+}
+
+/// Where the bytes live: a buffer the process owns, or a read-only map of the file.
+enum Bytes {
+    Owned(Vec<u8>),
+    Mapped(memmap2::Mmap),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Owned(v) => v,
+            Bytes::Mapped(m) => m,
+        }
+    }
 }
 
 /// One line of the body: where it is and whether a `\n` ended it.
@@ -133,6 +155,13 @@ impl Source {
         let bytes = if compressed {
             // A compressed rollout (Codex `.jsonl.zst`) is decompressed as it is read.
             crate::decompress::zstd(&name, io::BufReader::new(&file), opts.max_bytes)?
+        } else if opts.mmap && meta.is_file() && meta.len() >= MAP_MIN {
+            let len = usize::try_from(meta.len())
+                .map_err(|_| Error::input(&name, format!("{} bytes is too large to map", meta.len())))?;
+            let map = crate::mapping::map(&file, len).map_err(io)?;
+            let mut s = Source::frame(&name, Bytes::Mapped(map))?;
+            s.identity = FileId::of(&meta);
+            return Ok(s);
         } else if meta.is_file() && meta.len() > 0 {
             read_file(&file, &name, meta.len())?
         } else {
@@ -151,6 +180,11 @@ impl Source {
         } else {
             bytes
         };
+        Source::frame(name, Bytes::Owned(bytes))
+    }
+
+    /// Find the body (BOM, NUL tail) and refuse what is not line-oriented UTF-8 text.
+    fn frame(name: &str, bytes: Bytes) -> Result<Source> {
         let all = &bytes[..];
         sniff_encoding(name, all)?;
         let bom = all.starts_with(b"\xEF\xBB\xBF");
@@ -163,6 +197,11 @@ impl Source {
         check_cr_only(name, &all[start..end])?;
         check_line_count(name, &all[start..end], MAX_LINES)?;
         Ok(Source { name: name.to_string(), data: bytes, body: start..end, bom, nul_tail, identity: None })
+    }
+
+    /// The bytes are a map of the file, not a copy.
+    pub fn is_mapped(&self) -> bool {
+        matches!(self.data, Bytes::Mapped(_))
     }
 
     /// Every byte of the input, as read.
@@ -613,6 +652,30 @@ mod tests {
             e,
             format!("s.jsonl: the file shrank while it was read ({len} bytes at open, {} readable): truncated or rewritten by another process?", len / 2)
         );
+    }
+
+    #[test]
+    fn large_files_are_mapped_small_ones_and_no_mmap_read_with_the_same_framing() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("big.jsonl");
+        let mut body = b"\xEF\xBB\xBF".to_vec();
+        while body.len() < MAP_MIN as usize {
+            body.extend_from_slice(b"{\"a\":1}\r\n");
+        }
+        body.extend_from_slice(b"{\"torn\0\0");
+        std::fs::write(&big, &body).unwrap();
+        let small = dir.path().join("small.jsonl");
+        std::fs::write(&small, &body[..1000]).unwrap();
+        let mapped = Source::open(&big, ReadOptions::default()).unwrap();
+        let read = Source::open(&big, ReadOptions { mmap: false, ..ReadOptions::default() }).unwrap();
+        assert!(mapped.is_mapped() && !read.is_mapped());
+        assert!(!Source::open(&small, ReadOptions::default()).unwrap().is_mapped(), "below MAP_MIN: read");
+        assert_eq!(mapped.bytes(), &body[..]);
+        assert_eq!(mapped.bytes(), read.bytes());
+        assert_eq!((mapped.body(), mapped.bom, mapped.nul_tail), (read.body(), read.bom, read.nul_tail));
+        assert_eq!((mapped.body().start, mapped.nul_tail), (3, 2));
+        assert!(mapped.lines().eq(read.lines()));
+        assert_eq!(mapped.identity, read.identity);
     }
 
     #[test]

@@ -420,6 +420,31 @@ fn no_mmap_reads_the_same() {
     }
 }
 
+/// Files of 1 MiB or more are mapped, smaller ones read: a large session, with a corrupt
+/// line and a torn last line, gives the same output, findings and exit code either way.
+#[test]
+fn mapped_large_file_reads_the_same_as_no_mmap() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = Vec::new();
+    gen::arcturn_session(&mut bytes, 3 << 20, 7).unwrap();
+    assert!(bytes.len() >= 3 << 20, "above the 1 MiB mapping threshold");
+    let mid = bytes[..bytes.len() / 2].iter().rposition(|&b| b == b'\n').unwrap() + 1;
+    bytes.splice(mid..mid, b"{\"type\":\"message\",\"id\":\n".iter().copied());
+    bytes.extend_from_slice(b"{\"type\":\"mess");
+    let p = temp_file(dir.path(), "big.jsonl", &bytes);
+    for c in COMMANDS {
+        let mut mapped: Vec<&str> = c.to_vec();
+        mapped.extend(["--json", &p]);
+        let mut read = mapped.clone();
+        read.insert(1, "--no-mmap");
+        let a = run(&mapped);
+        let b = run(&read);
+        assert_eq!((a.code, &a.stdout, &a.stderr), (b.code, &b.stdout, &b.stderr), "{c:?}");
+    }
+    let doc = run(&["check", "--json", &p]).json();
+    assert!(doc["findings"].as_array().unwrap().len() >= 2, "the corrupt and the torn line are found: {doc}");
+}
+
 #[test]
 fn stdin_reads_the_same() {
     for f in ["arcturn/branched.jsonl", "arcturn/corrupt.jsonl", "arcturn/torn.jsonl", "crab/compacted.jsonl"] {

@@ -68,7 +68,7 @@ impl Ctx {
     }
 
     pub fn read_options(&self) -> ReadOptions {
-        ReadOptions { max_bytes: self.global.max_bytes }
+        ReadOptions { max_bytes: self.global.max_bytes, mmap: !self.global.no_mmap }
     }
 
     /// A note on stderr (unless `-q`).
