@@ -33,6 +33,7 @@ pub mod query;
 pub mod render;
 pub mod sanitize;
 pub mod search;
+pub mod secrets;
 pub mod session;
 pub mod sessions;
 pub mod source;
