@@ -14,6 +14,7 @@
 #![forbid(unsafe_code)]
 
 pub mod agents;
+pub mod audit;
 pub mod check;
 pub mod cli;
 pub mod cmd;

@@ -185,6 +185,9 @@ pub const RULES: &[Rule] = &[
         keywords: &[
             "secret=", "secret =", "token=", "token =", "password=", "password =", "passwd=", "passwd =", "pwd=",
             "pwd =", "key=", "key =", "credential=", "credentials=",
+            // The same names as JSON object keys (`"API_TOKEN": "..."`).
+            "secret\":", "token\":", "password\":", "passwd\":", "pwd\":", "key\":", "credential\":",
+            "credentials\":",
         ],
         check: Check::Assignment,
     },
