@@ -81,7 +81,7 @@ pub fn scan(src: &Source) -> Vec<Found> {
 /// The secrets of one line (`at` relative to the line, `line` 0).
 pub fn scan_line(b: &[u8]) -> Vec<Found> {
     let s = scanner();
-    if s.candidates(b) == 0 && !hidden_ascii(b) {
+    if !s.any(b) && !hidden_ascii(b) {
         return Vec::new();
     }
     match std::str::from_utf8(b) {
@@ -151,13 +151,7 @@ fn json_line(text: &str) -> Vec<Found> {
 
 fn found(line: u32, h: Hit, decoded: &str, base: usize, map: Option<&[u32]>, raw: bool) -> Found {
     let to_raw = |i: usize| base + map.map_or(i, |m| m[i] as usize);
-    Found {
-        line,
-        rule: h.rule,
-        secret: decoded[h.start..h.end].to_string(),
-        at: to_raw(h.start)..to_raw(h.end),
-        raw,
-    }
+    Found { line, rule: h.rule, secret: decoded[h.start..h.end].to_string(), at: to_raw(h.start)..to_raw(h.end), raw }
 }
 
 /// The string literals of a valid JSON line: the range inside the quotes, and whether the
@@ -324,7 +318,9 @@ fn place(s: &Session<'_>, ix: Ix, secret: &str, calls: &HashMap<&str, &str>) -> 
     if let Ok(c) = s.content(ix) {
         for b in &c.blocks {
             match b {
-                Block::ToolCall { name, arguments, .. } if name.contains(secret) || value_contains(arguments, secret) => {
+                Block::ToolCall { name, arguments, .. }
+                    if name.contains(secret) || value_contains(arguments, secret) =>
+                {
                     p.tool = Some(name.clone());
                     return p;
                 }

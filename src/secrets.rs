@@ -47,7 +47,8 @@ pub struct Rule {
 }
 
 /// Words an assignment's name ends with when the value is a secret.
-const SECRET_NAME: &str = r"(?:secret|token|passw(?:or)?d|pwd|api_?key|apikey|access_?key|private_?key|auth_?key|credentials?)";
+const SECRET_NAME: &str =
+    r"(?:secret|token|passw(?:or)?d|pwd|api_?key|apikey|access_?key|private_?key|auth_?key|credentials?)";
 
 /// The rules, most specific first: when two matches overlap, the earlier rule wins.
 pub const RULES: &[Rule] = &[
@@ -260,6 +261,11 @@ impl Scanner {
         Scanner { regexes, keywords, enables, secret_name }
     }
 
+    /// Whether any keyword occurs in `bytes` (one pass that stops at the first).
+    pub fn any(&self, bytes: &[u8]) -> bool {
+        self.keywords.is_match(bytes)
+    }
+
     /// The rules whose keywords occur in `bytes` (a bit per rule; 0: no rule can match).
     pub fn candidates(&self, bytes: &[u8]) -> u64 {
         let mut mask = 0;
@@ -381,8 +387,27 @@ fn confirm(check: Check, s: &str) -> bool {
 
 /// Words of example and template values: a value containing one is not a live secret.
 const PLACEHOLDERS: &[&str] = &[
-    "xxxx", "****", "....", "changeme", "change_me", "change-me", "your_", "your-", "yourkey", "<your", "example",
-    "placeholder", "dummy", "redacted", "sample", "replace_me", "replaceme", "insert_", "${", "{{", "fake",
+    "xxxx",
+    "****",
+    "....",
+    "changeme",
+    "change_me",
+    "change-me",
+    "your_",
+    "your-",
+    "yourkey",
+    "<your",
+    "example",
+    "placeholder",
+    "dummy",
+    "redacted",
+    "sample",
+    "replace_me",
+    "replaceme",
+    "insert_",
+    "${",
+    "{{",
+    "fake",
 ];
 
 /// Values that are not secrets whatever the rule: templates, elisions, our own redactions.
@@ -402,7 +427,8 @@ pub fn placeholder(s: &str) -> bool {
 
 /// `process.env.API_KEY`, `settings.SECRET_KEY`: a reference to a secret, not one.
 fn dotted_identifier(s: &str) -> bool {
-    s.contains('.') && s.split('.').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+    s.contains('.')
+        && s.split('.').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
         && s.split('.').all(|p| !p.bytes().all(|b| b.is_ascii_digit()))
 }
 

@@ -50,8 +50,10 @@ fn every_planted_kind_is_found_once_in_every_format() {
         assert_eq!(doc["schema_version"], 1);
         assert_eq!(doc["files"], 1);
         let found = doc["findings"].as_array().expect("findings");
-        let mut got: Vec<(u32, String)> =
-            found.iter().map(|f| (f["line"].as_u64().unwrap() as u32, f["kind"].as_str().unwrap().to_string())).collect();
+        let mut got: Vec<(u32, String)> = found
+            .iter()
+            .map(|f| (f["line"].as_u64().unwrap() as u32, f["kind"].as_str().unwrap().to_string()))
+            .collect();
         let mut want: Vec<(u32, String)> = ps.iter().zip(&lines).map(|(p, l)| (*l, p.kind.to_string())).collect();
         got.sort();
         want.sort();
@@ -166,8 +168,12 @@ fn damaged_lines_are_scanned_as_raw_text() {
     let o = run(&["audit", "--json", s(&path)]);
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let got: Vec<(u64, &str)> =
-        doc["findings"].as_array().unwrap().iter().map(|f| (f["line"].as_u64().unwrap(), f["kind"].as_str().unwrap())).collect();
+    let got: Vec<(u64, &str)> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["line"].as_u64().unwrap(), f["kind"].as_str().unwrap()))
+        .collect();
     let last = text.lines().count() as u64;
     assert_eq!(got, [(4, "github_token"), (last, "npm_token")]);
     let err = stderr(&o);
@@ -216,7 +222,8 @@ fn allow_file_silences_known_fingerprints() {
     let (text, _) = plant_into("testdata/pi/v3-compacted.jsonl", &texts);
     let path = write(dir.path(), "p.jsonl", &text);
     let doc = support::json(&["audit", "--json", s(&path)], 1);
-    let fps: Vec<&str> = doc["findings"].as_array().unwrap().iter().map(|f| f["fingerprint"].as_str().unwrap()).collect();
+    let fps: Vec<&str> =
+        doc["findings"].as_array().unwrap().iter().map(|f| f["fingerprint"].as_str().unwrap()).collect();
     // All but the first are accepted.
     let allow = write(dir.path(), "allow.txt", &format!("# known\n\n{}\n", fps[1..].join("  # ok\n")));
     let doc = support::json(&["audit", "--json", "--allow", s(&allow), s(&path)], 1);

@@ -104,12 +104,14 @@ fn a_secret_written_with_escapes_is_redacted_whole() {
     let red = fs::read_to_string(&out).unwrap();
     let line: serde_json::Value = serde_json::from_str(red.lines().nth(1).unwrap()).unwrap();
     assert_eq!(
-        line["message"]["content"],
-        "x\n[REDACTED:github_token] and https://u:[REDACTED:url_password]@h/x é",
+        line["message"]["content"], "x\n[REDACTED:github_token] and https://u:[REDACTED:url_password]@h/x é",
         "{red}"
     );
     // Bytes outside the secrets kept as written (escapes included).
-    assert!(red.contains("\"x\\n[REDACTED:github_token] and https:\\/\\/u:[REDACTED:url_password]@h\\/x \\u00e9\""), "{red}");
+    assert!(
+        red.contains("\"x\\n[REDACTED:github_token] and https:\\/\\/u:[REDACTED:url_password]@h\\/x \\u00e9\""),
+        "{red}"
+    );
 }
 
 #[test]
@@ -158,7 +160,8 @@ fn redact_refuses_to_write_over_the_input() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(fs::read_to_string(&other).unwrap().contains("[REDACTED:github_token]"));
     // No temporary file left behind.
-    let names: Vec<String> = fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    let names: Vec<String> =
+        fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
     assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
 }
 

@@ -210,7 +210,12 @@ fn read_allow(path: &Path) -> Result<HashSet<String>> {
             continue;
         }
         if l.len() != 64 || !l.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(Error::at(&shown, i as u32 + 1, Some(1), "expected a fingerprint (64 hex digits) or a `#` comment"));
+            return Err(Error::at(
+                &shown,
+                i as u32 + 1,
+                Some(1),
+                "expected a fingerprint (64 hex digits) or a `#` comment",
+            ));
         }
         out.insert(l.to_ascii_lowercase());
     }

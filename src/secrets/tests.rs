@@ -89,7 +89,8 @@ fn aws_secret_key_as_a_json_member() {
 #[test]
 fn azure_storage_key() {
     let k = [body(4, 86, B64), "==".into()].concat();
-    let text = format!("DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={k};EndpointSuffix=core.windows.net");
+    let text =
+        format!("DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={k};EndpointSuffix=core.windows.net");
     finds("azure_storage_key", &text, &k);
     misses("DefaultEndpointsProtocol=https;AccountName=devstoreaccount1;AccountKey=<key>");
 }
@@ -127,8 +128,16 @@ fn slack_token() {
 
 #[test]
 fn slack_webhook() {
-    let k = ["https://hooks.", "slack.com/services/T", &body(11, 8, UPPER32), "/B", &body(12, 8, UPPER32), "/", &body(13, 24, ALNUM)]
-        .concat();
+    let k = [
+        "https://hooks.",
+        "slack.com/services/T",
+        &body(11, 8, UPPER32),
+        "/B",
+        &body(12, 8, UPPER32),
+        "/",
+        &body(13, 24, ALNUM),
+    ]
+    .concat();
     finds("slack_webhook", &format!("curl -X POST {k}"), &k);
     misses(&["https://hooks.", "slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX"].concat());
 }
@@ -194,8 +203,12 @@ fn jwt() {
         }
         out
     };
-    let k = [b64("{\"alg\":\"HS256\",\"typ\":\"JWT\"}"), b64("{\"sub\":\"1234567890\",\"iat\":1516239022}"), body(24, 43, ALNUM)]
-        .join(".");
+    let k = [
+        b64("{\"alg\":\"HS256\",\"typ\":\"JWT\"}"),
+        b64("{\"sub\":\"1234567890\",\"iat\":1516239022}"),
+        body(24, 43, ALNUM),
+    ]
+    .join(".");
     finds("jwt", &format!("Authorization: Bearer {k}"), &k);
     // Base64 of something that is not a JOSE header.
     let fake = [b64("{\"not\":\"a header at all\"}"), b64("{\"sub\":\"1234567890\"}"), body(24, 43, ALNUM)].join(".");

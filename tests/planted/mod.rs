@@ -53,11 +53,8 @@ fn pem(seed: u64, label: &str) -> String {
 /// Every kind, with `seed` varying the values (two seeds give different secrets).
 pub fn plants(seed: u64) -> Vec<Plant> {
     let s = |k: u64| seed * 1000 + k;
-    let p = |kind: &'static str, secret: String, text: &dyn Fn(&str) -> String| Plant {
-        kind,
-        text: text(&secret),
-        secret,
-    };
+    let p =
+        |kind: &'static str, secret: String, text: &dyn Fn(&str) -> String| Plant { kind, text: text(&secret), secret };
     let pk = ["RSA PRIVATE", " KEY"].concat();
     let gcp_key = pem(s(40), &["PRIVATE", " KEY"].concat()).replace('\n', "\\n") + "\\n";
     vec![
@@ -66,28 +63,70 @@ pub fn plants(seed: u64) -> Vec<Plant> {
             format!("{{\n  \"type\": \"service_account\",\n  \"project_id\": \"demo\",\n  \"private_key\": \"{v}\",\n  \"client_email\": \"svc@demo.iam\"\n}}")
         }),
         p("aws_access_key", ["AK", "IA", &body(s(2), 16, UPPER32)].concat(), &|v| format!("aws_access_key_id = {v}")),
-        p("aws_secret_key", body(s(3), 40, B64), &|v| format!("[default]\naws_secret_access_key = {v}\nregion = eu-west-1")),
+        p("aws_secret_key", body(s(3), 40, B64), &|v| {
+            format!("[default]\naws_secret_access_key = {v}\nregion = eu-west-1")
+        }),
         p("azure_storage_key", [body(s(4), 86, B64), "==".into()].concat(), &|v| {
             format!("DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={v};EndpointSuffix=core.windows.net")
         }),
         p("azure_shared_access_key", [body(s(5), 43, B64), "=".into()].concat(), &|v| {
             format!("Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey={v}")
         }),
-        p("github_token", ["gh", "p_", &body(s(6), 36, ALNUM)].concat(), &|v| format!("git clone https://x-access-token@github.com/o/r # token {v}")),
+        p("github_token", ["gh", "p_", &body(s(6), 36, ALNUM)].concat(), &|v| {
+            format!("git clone https://x-access-token@github.com/o/r # token {v}")
+        }),
         p("github_token", ["gh", "s_", &body(s(7), 36, ALNUM)].concat(), &|v| format!("GH_TOKEN: {v}")),
-        p("github_token", ["github", "_pat_", &body(s(8), 22, ALNUM), "_", &body(s(9), 59, ALNUM)].concat(), &|v| format!("use {v} for the API")),
-        p("gitlab_token", ["gl", "pat-", &body(s(10), 20, ALNUM)].concat(), &|v| format!("curl -H 'PRIVATE-TOKEN: {v}' https://gitlab.example/api")),
+        p("github_token", ["github", "_pat_", &body(s(8), 22, ALNUM), "_", &body(s(9), 59, ALNUM)].concat(), &|v| {
+            format!("use {v} for the API")
+        }),
+        p("gitlab_token", ["gl", "pat-", &body(s(10), 20, ALNUM)].concat(), &|v| {
+            format!("curl -H 'PRIVATE-TOKEN: {v}' https://gitlab.example/api")
+        }),
         p("slack_token", ["xo", "xb-", "2345678901-", &body(s(11), 24, ALNUM)].concat(), &|v| format!("SLACK_BOT={v}")),
-        p("slack_webhook", ["https://hooks.", "slack.com/services/T", &body(s(12), 8, UPPER32), "/B", &body(s(13), 8, UPPER32), "/", &body(s(14), 24, ALNUM)].concat(), &|v| format!("curl -X POST -d '{{}}' {v}")),
+        p(
+            "slack_webhook",
+            [
+                "https://hooks.",
+                "slack.com/services/T",
+                &body(s(12), 8, UPPER32),
+                "/B",
+                &body(s(13), 8, UPPER32),
+                "/",
+                &body(s(14), 24, ALNUM),
+            ]
+            .concat(),
+            &|v| format!("curl -X POST -d '{{}}' {v}"),
+        ),
         p("stripe_key", ["sk", "_live_", &body(s(15), 24, ALNUM)].concat(), &|v| format!("stripe.api_key = \"{v}\"")),
-        p("npm_token", ["np", "m_", &body(s(16), 36, ALNUM)].concat(), &|v| format!("//registry.npmjs.org/:_authToken={v}")),
-        p("pypi_token", ["pypi-", "AgEIcHlwaS5vcmc", &body(s(17), 70, ALNUM)].concat(), &|v| format!("[pypi]\n  username = __token__\n  password = {v}")),
-        p("anthropic_key", ["sk-", "ant-api03-", &body(s(18), 93, ALNUM), "AA"].concat(), &|v| format!("ANTHROPIC_API_KEY={v}")),
-        p("openai_key", ["sk-", "proj-", &body(s(19), 64, ALNUM)].concat(), &|v| format!("client = OpenAI(api_key=\"{v}\")")),
-        p("model_api_key", ["AI", "za", &body(s(20), 35, ALNUM)].concat(), &|v| format!("https://generativelanguage.googleapis.com/v1/models?key={v}")),
-        p("model_api_key", ["hf", "_", &body(s(21), 34, LETTERS)].concat(), &|v| format!("huggingface-cli login --token {v}")),
+        p("npm_token", ["np", "m_", &body(s(16), 36, ALNUM)].concat(), &|v| {
+            format!("//registry.npmjs.org/:_authToken={v}")
+        }),
+        p("pypi_token", ["pypi-", "AgEIcHlwaS5vcmc", &body(s(17), 70, ALNUM)].concat(), &|v| {
+            format!("[pypi]\n  username = __token__\n  password = {v}")
+        }),
+        p("anthropic_key", ["sk-", "ant-api03-", &body(s(18), 93, ALNUM), "AA"].concat(), &|v| {
+            format!("ANTHROPIC_API_KEY={v}")
+        }),
+        p("openai_key", ["sk-", "proj-", &body(s(19), 64, ALNUM)].concat(), &|v| {
+            format!("client = OpenAI(api_key=\"{v}\")")
+        }),
+        p("model_api_key", ["AI", "za", &body(s(20), 35, ALNUM)].concat(), &|v| {
+            format!("https://generativelanguage.googleapis.com/v1/models?key={v}")
+        }),
+        p("model_api_key", ["hf", "_", &body(s(21), 34, LETTERS)].concat(), &|v| {
+            format!("huggingface-cli login --token {v}")
+        }),
         p("model_api_key", ["gs", "k_", &body(s(22), 52, ALNUM)].concat(), &|v| format!("GROQ {v}")),
-        p("jwt", [b64url("{\"alg\":\"HS256\",\"typ\":\"JWT\"}"), b64url(&format!("{{\"sub\":\"{}\",\"iat\":1516239022}}", seed)), body(s(23), 43, ALNUM)].join("."), &|v| format!("Authorization: Bearer {v}")),
+        p(
+            "jwt",
+            [
+                b64url("{\"alg\":\"HS256\",\"typ\":\"JWT\"}"),
+                b64url(&format!("{{\"sub\":\"{}\",\"iat\":1516239022}}", seed)),
+                body(s(23), 43, ALNUM),
+            ]
+            .join("."),
+            &|v| format!("Authorization: Bearer {v}"),
+        ),
         p("url_password", body(s(24), 18, ALNUM), &|v| format!("DATABASE_URL=postgres://app:{v}@db.internal:5432/app")),
         p("generic_secret", body(s(25), 28, ALNUM), &|v| format!("export SESSION_SECRET={v}")),
         p("generic_secret", body(s(26), 24, ALNUM), &|v| format!("DB_PASSWORD=\"{v}\"")),
@@ -134,15 +173,15 @@ pub const FORMATS: &[(&str, &str)] = &[
 ];
 
 /// Keys whose string values hold message text, tool arguments or results.
-const SLOTS: &[&str] = &["text", "thinking", "content", "output", "arguments", "command", "message", "summary", "input"];
+const SLOTS: &[&str] =
+    &["text", "thinking", "content", "output", "arguments", "command", "message", "summary", "input"];
 
 /// The lines of `file` with `texts` appended, one to each string slot in turn (first
 /// slot of the first line onward, wrapping). Returns the new file text and, for each
 /// text, the 1-based line it went to.
 pub fn plant_into(file: &str, texts: &[String]) -> (String, Vec<u32>) {
     let src = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).expect("testdata");
-    let mut lines: Vec<Option<Value>> =
-        src.lines().map(|l| serde_json::from_str::<Value>(l).ok()).collect();
+    let mut lines: Vec<Option<Value>> = src.lines().map(|l| serde_json::from_str::<Value>(l).ok()).collect();
     let raw: Vec<&str> = src.lines().collect();
     // Slots: (line, path) of each string under a slot key.
     let mut slots: Vec<(usize, Vec<PathStep>)> = Vec::new();
