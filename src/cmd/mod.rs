@@ -121,11 +121,7 @@ impl Ctx {
     }
 
     /// [`Ctx::expand`] with another walk.
-    pub fn expand_with(
-        &self,
-        files: &[PathBuf],
-        walk: fn(&Path) -> (Vec<PathBuf>, Vec<(PathBuf, io::Error)>),
-    ) -> Result<Vec<Input>> {
+    pub fn expand_with(&self, files: &[PathBuf], walk: fn(&Path) -> crate::discover::Walked) -> Result<Vec<Input>> {
         if files.is_empty() {
             return Ok(vec![Input { path: self.default_input()?, walked: false }]);
         }

@@ -212,7 +212,7 @@ fn jwt() {
     finds("jwt", &format!("Authorization: Bearer {k}"), &k);
     // Base64 of something that is not a JOSE header.
     let fake = [b64("{\"not\":\"a header at all\"}"), b64("{\"sub\":\"1234567890\"}"), body(24, 43, ALNUM)].join(".");
-    misses(&fake.replacen("eyJub3Qi", "eyJub3Qi", 1));
+    misses(&fake);
 }
 
 #[test]
