@@ -142,7 +142,7 @@ pub enum Command {
     Audit(AuditArgs),
     /// Write a copy of a session with every secret `audit` finds replaced by [REDACTED:kind].
     #[command(
-        after_help = "The copy has the same lines in the same order, byte for byte outside the secrets, and stays\nvalid JSON of the same format. The input is never written: OUT must be another file, and an\nexisting OUT is replaced only with --force (through a temporary file and a rename).\n\nExamples:\n  arcturn-inspect redact session.jsonl -o shared/session.jsonl\n  arcturn-inspect redact --force session.jsonl -o /tmp/clean.jsonl"
+        after_help = "The copy has the same lines in the same order, byte for byte outside the secrets, and stays\nvalid JSON of the same format. The input is never written: OUT must be another file, and an\nexisting OUT is replaced only with --force (through a temporary file and a rename).\nDamage is reported as by every command (exit 2 after writing when a line before the last is\ncorrupt; that line is redacted in its raw text). --json: a summary on stdout.\n\nExamples:\n  arcturn-inspect redact session.jsonl -o shared/session.jsonl\n  arcturn-inspect redact --force session.jsonl -o /tmp/clean.jsonl"
     )]
     Redact(RedactArgs),
 }
@@ -263,7 +263,8 @@ fingerprint in every file. --allow FILE takes fingerprints, one per line (`#` co
 and silences them (a baseline of known, accepted findings).
 
 Exit status: 0 no finding; 1 a finding not allowed; 2 an input could not be read (listed
-under not_scanned) or a usage error.
+under not_scanned), a corrupt line before the last (scanned as raw text, its findings
+printed first), or a usage error.
 
 Examples:
   arcturn-inspect audit ~/.arcturn/sessions/

@@ -30,6 +30,7 @@ fn invocation(name: &str, file: &str, id: &str, dir: &str) -> Vec<String> {
         // Both sides named (the same entry), so that a session of one branch is no answer of 1.
         "diff" => vec![name, file, id, id],
         "sessions" => vec![name, dir],
+        "redact" => return [name, "--force", file, "-o", &format!("{dir}/redacted.jsonl")].map(String::from).to_vec(),
         _ => vec![name, file],
     };
     v.into_iter().map(String::from).collect()

@@ -1,6 +1,8 @@
 //! `audit FILE|DIR...`: the secrets in sessions, one finding per occurrence, masked in
-//! every output. Exit 1 when a finding is not allowed by `--allow`, 2 when an input could
-//! not be read at all (it is listed under `not_scanned`; the others are still scanned).
+//! every output. Exit 1 when a finding is not allowed by `--allow`; 2 when an input could
+//! not be read at all (it is listed under `not_scanned`; the others are still scanned) or
+//! has a damaged line before the last (scanned as raw text, reported, then exit 2 as every
+//! command does).
 //!
 //! A file is scanned line by line independently of its format ([`crate::audit::scan`]),
 //! so damaged lines and files of no known format are scanned too; the session model, when
@@ -66,6 +68,7 @@ pub fn run(ctx: &Ctx, a: &AuditArgs, out: &mut dyn Write) -> Result<Outcome> {
     let inputs = ctx.expand_with(&a.files, crate::discover::walk_every_jsonl)?;
     let mut doc = Doc { schema_version: 1, files: 0, findings: Vec::new(), not_scanned: Vec::new(), allowed: 0 };
     let mut files_with = 0;
+    let mut damaged_files: Vec<(String, usize)> = Vec::new();
     for input in &inputs {
         let name = input.path.to_string_lossy().into_owned();
         let src = match Source::open(&input.path, ctx.read_options()) {
@@ -78,7 +81,10 @@ pub fn run(ctx: &Ctx, a: &AuditArgs, out: &mut dyn Write) -> Result<Outcome> {
             }
         };
         doc.files += 1;
-        let (found, (format, places)) = rayon::join(|| audit::scan(&src), || describe(ctx, &src));
+        let (found, (format, damaged, places)) = rayon::join(|| audit::scan(&src), || describe(ctx, &src));
+        if damaged > 0 {
+            damaged_files.push((src.name.clone(), damaged));
+        }
         let places = places(&found);
         let before = doc.findings.len();
         for (f, p) in found.iter().zip(places.into_iter().chain(std::iter::repeat_with(Place::default))) {
@@ -125,14 +131,24 @@ pub fn run(ctx: &Ctx, a: &AuditArgs, out: &mut dyn Write) -> Result<Outcome> {
     if !doc.not_scanned.is_empty() {
         return Err(Error::Usage(format!("{} input(s) could not be read", doc.not_scanned.len())));
     }
+    // Damaged lines were scanned as raw text (their findings are above); the status still
+    // says the input is damaged, as every command's does.
+    match damaged_files.as_slice() {
+        [] => {}
+        [(path, count)] => return Err(Error::Damaged { path: path.clone(), count: *count }),
+        more => return Err(Error::Usage(format!("{} input(s) have damaged lines (see above)", more.len()))),
+    }
     Ok(if doc.findings.is_empty() { Outcome::Success } else { Outcome::Negative })
 }
 
 /// Load the session for naming findings, reporting its damage on stderr as the other
-/// commands do. Returns the format (None: not a session of a known format) and a function
-/// from findings to their places.
+/// commands do. Returns the format (None: not a session of a known format), the number of
+/// damaged lines before the last, and a function from findings to their places.
 #[allow(clippy::type_complexity)]
-fn describe<'s>(ctx: &Ctx, src: &'s Source) -> (Option<Format>, Box<dyn Fn(&[Found]) -> Vec<Place> + Send + 's>) {
+fn describe<'s>(
+    ctx: &Ctx,
+    src: &'s Source,
+) -> (Option<Format>, usize, Box<dyn Fn(&[Found]) -> Vec<Place> + Send + 's>) {
     let (loaded, lines) = ctx.load_reporting(src);
     let mut err = ctx.stderr();
     for l in lines {
@@ -141,7 +157,7 @@ fn describe<'s>(ctx: &Ctx, src: &'s Source) -> (Option<Format>, Box<dyn Fn(&[Fou
     match loaded {
         Ok(s) => {
             let format = Some(s.format);
-            (format, Box::new(move |found| audit::attribute(&s, found)))
+            (format, s.damaged_lines(), Box::new(move |found| audit::attribute(&s, found)))
         }
         Err(e) => {
             if matches!(e, Error::Unrecognized { .. }) {
@@ -155,7 +171,7 @@ fn describe<'s>(ctx: &Ctx, src: &'s Source) -> (Option<Format>, Box<dyn Fn(&[Fou
                     sanitize::inline(&secrets::mask_text(&e.to_string()))
                 ));
             }
-            (None, Box::new(|_| Vec::new()))
+            (None, 0, Box::new(|_| Vec::new()))
         }
     }
 }

@@ -9,20 +9,50 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use super::{Ctx, Outcome};
+use super::{io_err, Ctx, Outcome};
 use crate::audit;
 use crate::cli::RedactArgs;
 use crate::error::{Error, Result};
+use crate::model::Format;
+use crate::render::json;
 use crate::sanitize;
 use crate::source::{FileId, Source};
 
-pub fn run(ctx: &Ctx, a: &RedactArgs, _out: &mut dyn Write) -> Result<Outcome> {
+/// The `--json` summary.
+#[derive(serde::Serialize)]
+struct Summary<'a> {
+    schema_version: u32,
+    file: &'a str,
+    /// `null`: not a session of a known format (redacted as raw text lines).
+    format: Option<Format>,
+    output: String,
+    secrets: usize,
+    lines: usize,
+}
+
+pub fn run(ctx: &Ctx, a: &RedactArgs, out: &mut dyn Write) -> Result<Outcome> {
     let src = Source::open(&a.file, ctx.read_options())?;
     let dest = &a.output;
     refuse_input(dest, &src)?;
     if !a.force && fs::symlink_metadata(dest).is_ok() {
         return Err(Error::Usage(format!("{} already exists; pass --force to replace it", shown(dest))));
     }
+    // Loaded only to report damage as every command does (and refuse under --strict); the
+    // redaction itself reads lines, whatever they hold.
+    let (loaded, report) = ctx.load_reporting(&src);
+    let mut err = ctx.stderr();
+    for l in report {
+        let _ = writeln!(err, "{l}");
+    }
+    drop(err);
+    let (format, damaged) = match loaded {
+        Ok(s) => (Some(s.format), s.damaged_lines()),
+        Err(Error::Unrecognized { .. }) => {
+            ctx.note(&format!("{}: not a session of a known format; redacted as raw text lines", shown(&a.file)));
+            (None, 0)
+        }
+        Err(e) => return Err(e),
+    };
     let found = audit::scan(&src);
     let bytes = audit::redact(&src, &found);
     write_atomically(dest, &bytes, a.force, &src)?;
@@ -31,6 +61,17 @@ pub fn run(ctx: &Ctx, a: &RedactArgs, _out: &mut dyn Write) -> Result<Outcome> {
         l.dedup();
         l.len()
     };
+    if ctx.global.json {
+        let doc = Summary {
+            schema_version: 1,
+            file: &src.name,
+            format,
+            output: dest.to_string_lossy().into_owned(),
+            secrets: found.len(),
+            lines,
+        };
+        json::write(out, &doc, false).map_err(io_err)?;
+    }
     ctx.note(&format!(
         "wrote {}: {} secret{} redacted on {} line{}",
         shown(dest),
@@ -39,7 +80,10 @@ pub fn run(ctx: &Ctx, a: &RedactArgs, _out: &mut dyn Write) -> Result<Outcome> {
         lines,
         if lines == 1 { "" } else { "s" }
     ));
-    Ok(Outcome::Success)
+    match damaged {
+        0 => Ok(Outcome::Success),
+        n => Err(Error::Damaged { path: src.name.clone(), count: n }),
+    }
 }
 
 fn shown(p: &Path) -> String {
