@@ -14,8 +14,12 @@ corpus=target/audit-corpus
 real=../shared/real
 rm -rf "$corpus" && mkdir -p "$corpus"
 ARCTURN_AUDIT_CORPUS="$PWD/$corpus" cargo test -q --test audit write_planted_corpus -- --ignored >/dev/null
-cargo build -q --release
-bin=target/release/arcturn-inspect
+# AUDIT_COMPARE_BIN: a binary already built (skips the release build).
+bin=${AUDIT_COMPARE_BIN:-}
+if [ -z "$bin" ]; then
+    cargo build -q --release
+    bin=target/release/arcturn-inspect
+fi
 
 "$bin" audit --json -q "$corpus/planted" >"$corpus/ours-planted.json" || true
 "$bin" audit --json -q "$corpus/near" >"$corpus/ours-near.json" || true

@@ -18,10 +18,12 @@ use super::{io_err, Ctx, Outcome};
 use crate::audit::{self, Found, Place};
 use crate::cli::AuditArgs;
 use crate::error::{Error, Result};
+use crate::format::Detail;
 use crate::model::{Format, OwnedId};
 use crate::render::json;
 use crate::sanitize;
 use crate::secrets;
+use crate::session::Session;
 use crate::source::Source;
 
 /// The `--json` document (CLI.md "audit").
@@ -149,15 +151,27 @@ fn describe<'s>(
     ctx: &Ctx,
     src: &'s Source,
 ) -> (Option<Format>, usize, Box<dyn Fn(&[Found]) -> Vec<Place> + Send + 's>) {
-    let (loaded, lines) = ctx.load_reporting(src);
+    // The index only (as `check` reads it): message bodies are read again only for a file
+    // with findings, to name their roles and tools.
+    let (loaded, lines) = ctx.load_reporting_with(src, Detail::Index);
     let mut err = ctx.stderr();
     for l in lines {
         let _ = writeln!(err, "{l}");
     }
     match loaded {
         Ok(s) => {
-            let format = Some(s.format);
-            (format, s.damaged_lines(), Box::new(move |found| audit::attribute(&s, found)))
+            let (format, damaged) = (s.format, s.damaged_lines());
+            drop(s);
+            let places = move |found: &[Found]| {
+                if found.is_empty() {
+                    return Vec::new();
+                }
+                match Session::load(src, Some(format)) {
+                    Ok(full) => audit::attribute(&full, found),
+                    Err(_) => Vec::new(),
+                }
+            };
+            (Some(format), damaged, Box::new(places))
         }
         Err(e) => {
             if matches!(e, Error::Unrecognized { .. }) {

@@ -158,7 +158,16 @@ impl Ctx {
     /// [`Ctx::load`] without printing: the stderr lines come back for the caller to print
     /// in input order (commands that load many files in parallel need this).
     pub fn load_reporting<'a>(&self, src: &'a Source) -> (Result<Session<'a>>, Vec<String>) {
-        let s = match Session::load(src, self.format()) {
+        self.load_reporting_with(src, crate::format::Detail::Full)
+    }
+
+    /// [`Ctx::load_reporting`], keeping only `detail` of each record.
+    pub fn load_reporting_with<'a>(
+        &self,
+        src: &'a Source,
+        detail: crate::format::Detail,
+    ) -> (Result<Session<'a>>, Vec<String>) {
+        let s = match Session::load_with(src, self.format(), detail) {
             Ok(s) => s,
             Err(e) => return (Err(e), Vec::new()),
         };
