@@ -43,6 +43,8 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand sessions 'List the sessions in a directory, newest first, reading only each file''s head and tail'
             cand grep 'Search what sessions say (text, thinking, tool calls and results), decoded, with a regex'
             cand diff 'Compare two branches of a session: their common ancestor, each side''s entries, retried prompts side by side, totals'
+            cand audit 'Find secrets (API keys, tokens, private keys, passwords) in sessions; exit 1 when any is found'
+            cand redact 'Write a copy of a session with every secret `audit` finds replaced by [REDACTED:kind]'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'arcturn-inspect;tree'= {
@@ -165,6 +167,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --force 'Overwrite the file -O names when it already exists'
             cand --thinking 'Include thinking blocks'
             cand --as-sent 'Export what the model is sent at the entry (the `context` view) instead of the full path'
+            cand --redact 'Replace every secret `audit` finds with [REDACTED:kind] in the transcript'
             cand --json 'Machine output: one JSON document per input (NDJSON when several)'
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
@@ -259,6 +262,35 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'arcturn-inspect;audit'= {
+            cand --allow 'Fingerprints of accepted findings, one per line (`#` starts a comment)'
+            cand --color 'When to colour human output'
+            cand --input-format 'Skip format detection'
+            cand --max-bytes 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024'
+            cand --list-kinds 'List the kinds of secret found, with a description, and exit'
+            cand --json 'Machine output: one JSON document per input (NDJSON when several)'
+            cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+            cand -q 'No warnings on stderr'
+            cand --quiet 'No warnings on stderr'
+            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'arcturn-inspect;redact'= {
+            cand -o 'Where to write the redacted copy (never the input)'
+            cand --output 'Where to write the redacted copy (never the input)'
+            cand --color 'When to colour human output'
+            cand --input-format 'Skip format detection'
+            cand --max-bytes 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024'
+            cand --force 'Replace OUT when it exists'
+            cand --json 'Machine output: one JSON document per input (NDJSON when several)'
+            cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+            cand -q 'No warnings on stderr'
+            cand --quiet 'No warnings on stderr'
+            cand --no-mmap 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'arcturn-inspect;help'= {
             cand tree 'Show the whole tree: branches, compactions, labels, the path to the latest entry'
             cand path 'Print the root-first path to an entry (default: the latest)'
@@ -273,6 +305,8 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand sessions 'List the sessions in a directory, newest first, reading only each file''s head and tail'
             cand grep 'Search what sessions say (text, thinking, tool calls and results), decoded, with a regex'
             cand diff 'Compare two branches of a session: their common ancestor, each side''s entries, retried prompts side by side, totals'
+            cand audit 'Find secrets (API keys, tokens, private keys, passwords) in sessions; exit 1 when any is found'
+            cand redact 'Write a copy of a session with every secret `audit` finds replaced by [REDACTED:kind]'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'arcturn-inspect;help;tree'= {
@@ -300,6 +334,10 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
         &'arcturn-inspect;help;grep'= {
         }
         &'arcturn-inspect;help;diff'= {
+        }
+        &'arcturn-inspect;help;audit'= {
+        }
+        &'arcturn-inspect;help;redact'= {
         }
         &'arcturn-inspect;help;help'= {
         }
