@@ -47,6 +47,8 @@ Register-ArgumentCompleter -Native -CommandName 'arcturn-inspect' -ScriptBlock {
             [CompletionResult]::new('grep', 'grep', [CompletionResultType]::ParameterValue, 'Search what sessions say (text, thinking, tool calls and results), decoded, with a regex')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two branches of a session: their common ancestor, each side''s entries, retried prompts side by side, totals')
             [CompletionResult]::new('rows', 'rows', [CompletionResultType]::ParameterValue, 'Write one table of flat rows (NDJSON) for DuckDB, ClickHouse or Spark: entries, model calls, tool calls, trace spans or sessions')
+            [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Find secrets (API keys, tokens, private keys, passwords) in sessions; exit 1 when any is found')
+            [CompletionResult]::new('redact', 'redact', [CompletionResultType]::ParameterValue, 'Write a copy of a session with every secret `audit` finds replaced by [REDACTED:kind]')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -177,6 +179,7 @@ Register-ArgumentCompleter -Native -CommandName 'arcturn-inspect' -ScriptBlock {
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Overwrite the file -O names when it already exists')
             [CompletionResult]::new('--thinking', '--thinking', [CompletionResultType]::ParameterName, 'Include thinking blocks')
             [CompletionResult]::new('--as-sent', '--as-sent', [CompletionResultType]::ParameterName, 'Export what the model is sent at the entry (the `context` view) instead of the full path')
+            [CompletionResult]::new('--redact', '--redact', [CompletionResultType]::ParameterName, 'Replace every secret `audit` finds with [REDACTED:kind] in the transcript')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine output: one JSON document per input (NDJSON when several)')
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Treat any damage (torn last line, corrupt line, any warning) as fatal')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr')
@@ -295,6 +298,37 @@ Register-ArgumentCompleter -Native -CommandName 'arcturn-inspect' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'arcturn-inspect;audit' {
+            [CompletionResult]::new('--allow', '--allow', [CompletionResultType]::ParameterName, 'Fingerprints of accepted findings, one per line (`#` starts a comment)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output')
+            [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'Skip format detection')
+            [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024')
+            [CompletionResult]::new('--list-kinds', '--list-kinds', [CompletionResultType]::ParameterName, 'List the kinds of secret found, with a description, and exit')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine output: one JSON document per input (NDJSON when several)')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Treat any damage (torn last line, corrupt line, any warning) as fatal')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'arcturn-inspect;redact' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Where to write the redacted copy (never the input)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Where to write the redacted copy (never the input)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output')
+            [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'Skip format detection')
+            [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace OUT when it exists')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine output: one JSON document per input (NDJSON when several)')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Treat any damage (torn last line, corrupt line, any warning) as fatal')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'arcturn-inspect;help' {
             [CompletionResult]::new('tree', 'tree', [CompletionResultType]::ParameterValue, 'Show the whole tree: branches, compactions, labels, the path to the latest entry')
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the root-first path to an entry (default: the latest)')
@@ -310,6 +344,8 @@ Register-ArgumentCompleter -Native -CommandName 'arcturn-inspect' -ScriptBlock {
             [CompletionResult]::new('grep', 'grep', [CompletionResultType]::ParameterValue, 'Search what sessions say (text, thinking, tool calls and results), decoded, with a regex')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two branches of a session: their common ancestor, each side''s entries, retried prompts side by side, totals')
             [CompletionResult]::new('rows', 'rows', [CompletionResultType]::ParameterValue, 'Write one table of flat rows (NDJSON) for DuckDB, ClickHouse or Spark: entries, model calls, tool calls, trace spans or sessions')
+            [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Find secrets (API keys, tokens, private keys, passwords) in sessions; exit 1 when any is found')
+            [CompletionResult]::new('redact', 'redact', [CompletionResultType]::ParameterValue, 'Write a copy of a session with every secret `audit` finds replaced by [REDACTED:kind]')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -353,6 +389,12 @@ Register-ArgumentCompleter -Native -CommandName 'arcturn-inspect' -ScriptBlock {
             break
         }
         'arcturn-inspect;help;rows' {
+            break
+        }
+        'arcturn-inspect;help;audit' {
+            break
+        }
+        'arcturn-inspect;help;redact' {
             break
         }
         'arcturn-inspect;help;help' {

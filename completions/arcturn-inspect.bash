@@ -16,6 +16,9 @@ _arcturn__inspect() {
             ",$1")
                 cmd="arcturn__inspect"
                 ;;
+            arcturn__inspect,audit)
+                cmd="arcturn__inspect__subcmd__audit"
+                ;;
             arcturn__inspect,check)
                 cmd="arcturn__inspect__subcmd__check"
                 ;;
@@ -43,6 +46,9 @@ _arcturn__inspect() {
             arcturn__inspect,query)
                 cmd="arcturn__inspect__subcmd__query"
                 ;;
+            arcturn__inspect,redact)
+                cmd="arcturn__inspect__subcmd__redact"
+                ;;
             arcturn__inspect,rows)
                 cmd="arcturn__inspect__subcmd__rows"
                 ;;
@@ -60,6 +66,9 @@ _arcturn__inspect() {
                 ;;
             arcturn__inspect,tree)
                 cmd="arcturn__inspect__subcmd__tree"
+                ;;
+            arcturn__inspect__subcmd__help,audit)
+                cmd="arcturn__inspect__subcmd__help__subcmd__audit"
                 ;;
             arcturn__inspect__subcmd__help,check)
                 cmd="arcturn__inspect__subcmd__help__subcmd__check"
@@ -88,6 +97,9 @@ _arcturn__inspect() {
             arcturn__inspect__subcmd__help,query)
                 cmd="arcturn__inspect__subcmd__help__subcmd__query"
                 ;;
+            arcturn__inspect__subcmd__help,redact)
+                cmd="arcturn__inspect__subcmd__help__subcmd__redact"
+                ;;
             arcturn__inspect__subcmd__help,rows)
                 cmd="arcturn__inspect__subcmd__help__subcmd__rows"
                 ;;
@@ -113,12 +125,42 @@ _arcturn__inspect() {
 
     case "${cmd}" in
         arcturn__inspect)
-            opts="-q -h -V --json --color --input-format --strict --quiet --no-mmap --max-bytes --help --version tree path leaves show check query context export trace stats sessions grep diff rows help"
+            opts="-q -h -V --json --color --input-format --strict --quiet --no-mmap --max-bytes --help --version tree path leaves show check query context export trace stats sessions grep diff rows audit redact help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --input-format)
+                    COMPREPLY=($(compgen -W "arcturn crab pi codex claude" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        arcturn__subcmd__inspect__subcmd__audit)
+            opts="-q -h --allow --list-kinds --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --allow)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -217,7 +259,7 @@ _arcturn__inspect() {
             return 0
             ;;
         arcturn__subcmd__inspect__subcmd__export)
-            opts="-o -O -q -h --html --output --auto-name --force --thinking --as-sent --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+            opts="-o -O -q -h --html --output --auto-name --force --thinking --as-sent --redact --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -301,8 +343,22 @@ _arcturn__inspect() {
             return 0
             ;;
         arcturn__subcmd__inspect__subcmd__help)
-            opts="tree path leaves show check query context export trace stats sessions grep diff rows help"
+            opts="tree path leaves show check query context export trace stats sessions grep diff rows audit redact help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        arcturn__subcmd__inspect__subcmd__help__subcmd__audit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -427,6 +483,20 @@ _arcturn__inspect() {
             return 0
             ;;
         arcturn__subcmd__inspect__subcmd__help__subcmd__query)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        arcturn__subcmd__inspect__subcmd__help__subcmd__redact)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -608,6 +678,40 @@ _arcturn__inspect() {
                     return 0
                     ;;
                 --kind)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --input-format)
+                    COMPREPLY=($(compgen -W "arcturn crab pi codex claude" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        arcturn__subcmd__inspect__subcmd__redact)
+            opts="-o -q -h --output --force --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

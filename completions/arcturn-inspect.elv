@@ -44,6 +44,8 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand grep 'Search what sessions say (text, thinking, tool calls and results), decoded, with a regex'
             cand diff 'Compare two branches of a session: their common ancestor, each side''s entries, retried prompts side by side, totals'
             cand rows 'Write one table of flat rows (NDJSON) for DuckDB, ClickHouse or Spark: entries, model calls, tool calls, trace spans or sessions'
+            cand audit 'Find secrets (API keys, tokens, private keys, passwords) in sessions; exit 1 when any is found'
+            cand redact 'Write a copy of a session with every secret `audit` finds replaced by [REDACTED:kind]'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'arcturn-inspect;tree'= {
@@ -166,6 +168,7 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand --force 'Overwrite the file -O names when it already exists'
             cand --thinking 'Include thinking blocks'
             cand --as-sent 'Export what the model is sent at the entry (the `context` view) instead of the full path'
+            cand --redact 'Replace every secret `audit` finds with [REDACTED:kind] in the transcript'
             cand --json 'Machine output: one JSON document per input (NDJSON when several)'
             cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
             cand -q 'No warnings on stderr'
@@ -277,6 +280,35 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'arcturn-inspect;audit'= {
+            cand --allow 'Fingerprints of accepted findings, one per line (`#` starts a comment)'
+            cand --color 'When to colour human output'
+            cand --input-format 'Skip format detection'
+            cand --max-bytes 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024'
+            cand --list-kinds 'List the kinds of secret found, with a description, and exit'
+            cand --json 'Machine output: one JSON document per input (NDJSON when several)'
+            cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+            cand -q 'No warnings on stderr'
+            cand --quiet 'No warnings on stderr'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'arcturn-inspect;redact'= {
+            cand -o 'Where to write the redacted copy (never the input)'
+            cand --output 'Where to write the redacted copy (never the input)'
+            cand --color 'When to colour human output'
+            cand --input-format 'Skip format detection'
+            cand --max-bytes 'Read at most N bytes from an input that is not a regular file (stdin, a pipe, a device), and decompress at most N bytes from a compressed one (`.jsonl.zst`); K, M, G suffixes are powers of 1024'
+            cand --force 'Replace OUT when it exists'
+            cand --json 'Machine output: one JSON document per input (NDJSON when several)'
+            cand --strict 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
+            cand -q 'No warnings on stderr'
+            cand --quiet 'No warnings on stderr'
+            cand --no-mmap 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'arcturn-inspect;help'= {
             cand tree 'Show the whole tree: branches, compactions, labels, the path to the latest entry'
             cand path 'Print the root-first path to an entry (default: the latest)'
@@ -292,6 +324,8 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
             cand grep 'Search what sessions say (text, thinking, tool calls and results), decoded, with a regex'
             cand diff 'Compare two branches of a session: their common ancestor, each side''s entries, retried prompts side by side, totals'
             cand rows 'Write one table of flat rows (NDJSON) for DuckDB, ClickHouse or Spark: entries, model calls, tool calls, trace spans or sessions'
+            cand audit 'Find secrets (API keys, tokens, private keys, passwords) in sessions; exit 1 when any is found'
+            cand redact 'Write a copy of a session with every secret `audit` finds replaced by [REDACTED:kind]'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'arcturn-inspect;help;tree'= {
@@ -321,6 +355,10 @@ set edit:completion:arg-completer[arcturn-inspect] = {|@words|
         &'arcturn-inspect;help;diff'= {
         }
         &'arcturn-inspect;help;rows'= {
+        }
+        &'arcturn-inspect;help;audit'= {
+        }
+        &'arcturn-inspect;help;redact'= {
         }
         &'arcturn-inspect;help;help'= {
         }

@@ -37,6 +37,12 @@ pub fn check(s: &Session<'_>, strict: bool) -> Report {
             f.severity = Severity::Error;
         }
     }
+    // Messages can quote session text; the JSON report must not carry a secret either.
+    for f in &mut findings {
+        if let std::borrow::Cow::Owned(m) = crate::secrets::mask_text(&f.message) {
+            f.message = m;
+        }
+    }
     findings.sort_by_key(|f| (f.severity, f.line.unwrap_or(0), f.code));
     let ok = !findings.iter().any(|f| f.severity == Severity::Error);
     Report {

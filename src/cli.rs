@@ -142,6 +142,14 @@ pub enum Command {
         after_help = "Tables (columns: docs/schema/rows-<table>.json):\n  entries   a row per tree entry\n  calls     a row per model call, with tokens and cost\n  tools     a row per tool call (and per result that names no call)\n  spans     a row per trace run and per span of it\n  sessions  a row per session file, with the totals of `stats`\n\nExamples:\n  arcturn-inspect rows --table calls sessions/ > calls.ndjson\n  arcturn-inspect rows --table tools ~/.arcturn/sessions/ | duckdb -c \"select tool, count(*) from read_json('/dev/stdin') group by all\"\n  arcturn-inspect rows --table sessions sessions/ > sessions.ndjson"
     )]
     Rows(RowsArgs),
+    /// Find secrets (API keys, tokens, private keys, passwords) in sessions; exit 1 when any is found.
+    #[command(after_help = AUDIT_HELP)]
+    Audit(AuditArgs),
+    /// Write a copy of a session with every secret `audit` finds replaced by [REDACTED:kind].
+    #[command(
+        after_help = "The copy has the same lines in the same order, byte for byte outside the secrets, and stays\nvalid JSON of the same format. The input is never written: OUT must be another file, and an\nexisting OUT is replaced only with --force (through a temporary file and a rename).\nDamage is reported as by every command (exit 2 after writing when a line before the last is\ncorrupt; that line is redacted in its raw text). --json: a summary on stdout.\n\nExamples:\n  arcturn-inspect redact session.jsonl -o shared/session.jsonl\n  arcturn-inspect redact --force session.jsonl -o /tmp/clean.jsonl"
+    )]
+    Redact(RedactArgs),
 }
 
 const GREP_HELP: &str = "\
@@ -272,6 +280,52 @@ pub struct RowsArgs {
     /// Session files or directories (walked for *.jsonl and *.jsonl.zst); default: the newest session.
     #[arg(value_parser = clap::value_parser!(PathBuf))]
     pub files: Vec<PathBuf>,
+}
+
+const AUDIT_HELP: &str = "\
+Every string of every line is scanned: message text, thinking, tool arguments and results,
+offloaded stubs, file names, in every format; a line that is not valid JSON, and a file of
+no known format, are scanned as raw text. Secrets are never printed whole: a finding shows
+the first characters and the length (`ghp_ab…(40 chars)`).
+
+Each finding has a fingerprint, SHA-256 of its kind and secret: the same secret has the same
+fingerprint in every file. --allow FILE takes fingerprints, one per line (`#` comments),
+and silences them (a baseline of known, accepted findings).
+
+Exit status: 0 no finding; 1 a finding not allowed; 2 an input could not be read (listed
+under not_scanned), a corrupt line before the last (scanned as raw text, its findings
+printed first), or a usage error.
+
+Examples:
+  arcturn-inspect audit ~/.arcturn/sessions/
+  arcturn-inspect audit --json sessions/ | jq -r '.findings[].fingerprint' > allowed.txt
+  arcturn-inspect audit --allow allowed.txt sessions/
+  arcturn-inspect audit --list-kinds";
+
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    /// Session files or directories (walked for *.jsonl and *.jsonl.zst); default: the newest session.
+    #[arg(value_parser = clap::value_parser!(PathBuf))]
+    pub files: Vec<PathBuf>,
+    /// Fingerprints of accepted findings, one per line (`#` starts a comment).
+    #[arg(long, value_name = "FILE", value_parser = clap::value_parser!(PathBuf))]
+    pub allow: Option<PathBuf>,
+    /// List the kinds of secret found, with a description, and exit.
+    #[arg(long)]
+    pub list_kinds: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RedactArgs {
+    /// Session file (`-` for stdin).
+    #[arg(value_parser = clap::value_parser!(PathBuf))]
+    pub file: PathBuf,
+    /// Where to write the redacted copy (never the input).
+    #[arg(short = 'o', long, value_name = "OUT", value_parser = clap::value_parser!(PathBuf))]
+    pub output: PathBuf,
+    /// Replace OUT when it exists.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]
@@ -546,6 +600,9 @@ pub struct ExportArgs {
     /// Export what the model is sent at the entry (the `context` view) instead of the full path.
     #[arg(long)]
     pub as_sent: bool,
+    /// Replace every secret `audit` finds with [REDACTED:kind] in the transcript.
+    #[arg(long)]
+    pub redact: bool,
 }
 
 /// The clap command, for help, man page and completion generation.

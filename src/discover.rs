@@ -6,10 +6,23 @@ use std::fs;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
+/// What a walk found: the files, and the directories it could not read.
+pub type Walked = (Vec<PathBuf>, Vec<(PathBuf, std::io::Error)>);
+
 /// Every `*.jsonl` and `*.jsonl.zst` file under `dir`, recursively, sorted by path for
 /// stable output; a compressed file whose plain sibling exists is left out (the plain one
 /// wins). Unreadable subdirectories are skipped (their error is returned alongside).
-pub fn walk_jsonl(dir: &Path) -> (Vec<PathBuf>, Vec<(PathBuf, std::io::Error)>) {
+pub fn walk_jsonl(dir: &Path) -> Walked {
+    walk(dir, false)
+}
+
+/// [`walk_jsonl`] with sub-agent files too: for `audit`, where a file counted twice costs
+/// nothing and one left out could hide a secret.
+pub fn walk_every_jsonl(dir: &Path) -> Walked {
+    walk(dir, true)
+}
+
+fn walk(dir: &Path, children: bool) -> Walked {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -28,7 +41,7 @@ pub fn walk_jsonl(dir: &Path) -> (Vec<PathBuf>, Vec<(PathBuf, std::io::Error)>) 
                 stack.push(p);
             } else if (p.extension().is_some_and(|x| x == "jsonl") || is_jsonl_zst(&p))
                 && (ft.is_file() || p.is_file())
-                && !is_child_session(&p)
+                && (children || !is_child_session(&p))
             {
                 files.push(p);
             }

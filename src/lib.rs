@@ -15,6 +15,7 @@
 #![deny(unsafe_code)]
 
 pub mod agents;
+pub mod audit;
 pub mod call_cost;
 pub mod check;
 pub mod cli;
@@ -38,6 +39,7 @@ pub mod render;
 pub mod rows;
 pub mod sanitize;
 pub mod search;
+pub mod secrets;
 pub mod session;
 pub mod sessions;
 pub mod source;

@@ -57,7 +57,9 @@ fn run() -> ExitCode {
         Err(e) => {
             let _ = out.flush();
             let mut err = sanitize::stderr(false);
-            let _ = writeln!(err, "arcturn-inspect: {}", sanitize::inline(&e.to_string()));
+            // Errors can quote session text: secrets in it are masked.
+            let text = e.to_string();
+            let _ = writeln!(err, "arcturn-inspect: {}", sanitize::inline(&arcturn_inspect::secrets::mask_text(&text)));
             ExitCode::from(2)
         }
     }

@@ -31,6 +31,7 @@ fn invocation(name: &str, file: &str, id: &str, dir: &str) -> Vec<String> {
         "diff" => vec![name, file, id, id],
         "sessions" => vec![name, dir],
         "rows" => vec![name, "--table", "entries", file],
+        "redact" => return [name, "--force", file, "-o", &format!("{dir}/redacted.jsonl")].map(String::from).to_vec(),
         _ => vec![name, file],
     };
     v.into_iter().map(String::from).collect()

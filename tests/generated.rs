@@ -15,8 +15,8 @@ const BIN: &str = "arcturn-inspect";
 /// Sections the clap definitions cannot carry: how the tool behaves as a whole.
 const EXIT_STATUS: &[(&str, &str)] = &[
     ("0", "Success (warnings allowed). Also when stdout is closed early, as in a pipe into head(1)."),
-    ("1", "The command ran and the answer is negative: check found an error-level finding; stats exceeded --max-tokens or --max-cost; query -e saw false or null as its last output; grep found no match; diff was given no ids and the session has fewer than two branches."),
-    ("2", "Error: usage (a grep pattern that does not compile), I/O, an undetectable format, an unknown id, or a damaged line before the last (printed after everything that could be printed; grep exits 2 then even when it found a match)."),
+    ("1", "The command ran and the answer is negative: check found an error-level finding; stats exceeded --max-tokens or --max-cost; query -e saw false or null as its last output; grep found no match; diff was given no ids and the session has fewer than two branches; audit found a secret not allowed by --allow."),
+    ("2", "Error: usage (a grep pattern that does not compile), I/O, an undetectable format, an unknown id, or a damaged line before the last (printed after everything that could be printed; grep exits 2 then even when it found a match). audit: also an input that could not be read at all (listed under not_scanned); damaged lines and files of no known format are still scanned as raw text."),
     ("3", "query: the filter does not compile. The message gives its line and column."),
     ("4", "query -e: the filter produced no output."),
     ("5", "query: a runtime error (reported with the FILE:LINE of the input; the other inputs still run)."),

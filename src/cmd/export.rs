@@ -15,7 +15,15 @@ use crate::source::{FileId, Source};
 use crate::time;
 
 pub fn run(ctx: &Ctx, a: &ExportArgs, out: &mut dyn Write) -> Result<Outcome> {
-    let src = ctx.open(a.file.as_deref())?;
+    let mut src = ctx.open(a.file.as_deref())?;
+    if a.redact {
+        // The transcript is made from the redacted copy of the file (what `redact` writes):
+        // every string any view could show is then free of the secrets `audit` finds.
+        let found = crate::audit::scan(src);
+        let mut copy = Source::from_bytes(&src.name, crate::audit::redact(src, &found))?;
+        copy.identity = src.identity;
+        src = super::keep_until_exit(copy);
+    }
     let s = ctx.load(src)?;
     // An empty or header-only file exports as an empty transcript that says so.
     let target = if s.entries.is_empty() && a.id.is_none() { None } else { Some(s.target(a.id.as_deref())?) };

@@ -2,6 +2,7 @@
 //! resolving inputs, loading with damage reporting, and the outcome that maps to an exit
 //! status.
 
+pub mod audit;
 pub mod check;
 pub mod context;
 pub mod diff;
@@ -10,6 +11,7 @@ pub mod grep;
 pub mod leaves;
 pub mod path;
 pub mod query;
+pub mod redact;
 pub mod rows;
 pub mod sessions;
 pub mod show;
@@ -116,13 +118,18 @@ impl Ctx {
     /// Expand inputs for multi-file commands: directories are walked for session files
     /// (see [`crate::discover::walk_jsonl`]).
     pub fn expand(&self, files: &[PathBuf]) -> Result<Vec<Input>> {
+        self.expand_with(files, crate::discover::walk_jsonl)
+    }
+
+    /// [`Ctx::expand`] with another walk.
+    pub fn expand_with(&self, files: &[PathBuf], walk: fn(&Path) -> crate::discover::Walked) -> Result<Vec<Input>> {
         if files.is_empty() {
             return Ok(vec![Input { path: self.default_input()?, walked: false }]);
         }
         let mut out = Vec::new();
         for f in files {
             if f.as_path() != Path::new("-") && f.is_dir() {
-                let (found, errors) = crate::discover::walk_jsonl(f);
+                let (found, errors) = walk(f);
                 for (d, e) in errors {
                     self.note(&format!("{}: {e}", sanitize::inline(&d.to_string_lossy())));
                 }
@@ -152,7 +159,16 @@ impl Ctx {
     /// [`Ctx::load`] without printing: the stderr lines come back for the caller to print
     /// in input order (commands that load many files in parallel need this).
     pub fn load_reporting<'a>(&self, src: &'a Source) -> (Result<Session<'a>>, Vec<String>) {
-        let s = match Session::load(src, self.format()) {
+        self.load_reporting_with(src, crate::format::Detail::Full)
+    }
+
+    /// [`Ctx::load_reporting`], keeping only `detail` of each record.
+    pub fn load_reporting_with<'a>(
+        &self,
+        src: &'a Source,
+        detail: crate::format::Detail,
+    ) -> (Result<Session<'a>>, Vec<String>) {
+        let s = match Session::load_with(src, self.format(), detail) {
             Ok(s) => s,
             Err(e) => return (Err(e), Vec::new()),
         };
@@ -264,7 +280,8 @@ impl Tally {
             });
         }
         self.unreadable += 1;
-        (!e.is_reported()).then(|| format!("arcturn-inspect: {}", sanitize::inline(&e.to_string())))
+        (!e.is_reported())
+            .then(|| format!("arcturn-inspect: {}", sanitize::inline(&crate::secrets::mask_text(&e.to_string()))))
     }
 
     pub fn merge(&mut self, o: Tally) {
@@ -352,6 +369,8 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
         Command::Grep(a) => grep::run(&ctx, &a, out),
         Command::Diff(a) => diff::run(&ctx, &a, out),
         Command::Rows(a) => rows::run(&ctx, &a, out),
+        Command::Audit(a) => audit::run(&ctx, &a, out),
+        Command::Redact(a) => redact::run(&ctx, &a, out),
     }?;
     out.flush().map_err(|e| Error::Io { path: "<stdout>".into(), source: e })?;
     Ok(outcome)

@@ -815,10 +815,12 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<bool, 
     serde::Deserialize::deserialize(d).map(|_: IgnoredAny| true)
 }
 
-/// A short, printable look at a line for error messages.
+/// A short, printable look at a line for error messages. Secrets in the line are masked
+/// first (over the whole line, so that one cut by the excerpt is still recognised).
 fn excerpt(b: &[u8]) -> String {
-    let s = String::from_utf8_lossy(&b[..b.len().min(120)]);
-    let mut s: String = s.chars().take(60).collect();
+    let whole = String::from_utf8_lossy(b);
+    let masked = crate::secrets::mask_text(&whole);
+    let mut s: String = masked.chars().take(60).collect();
     if b.len() > 60 {
         s.push_str("...");
     }

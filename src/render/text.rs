@@ -17,7 +17,9 @@ pub fn finding_line(file: &str, f: &Finding, p: &Palette) -> String {
         Severity::Error => p.error("error"),
         Severity::Warning => p.warning("warning"),
     };
-    format!("{}: {sev}: {} {}", p.bold(at), sanitize::inline(&f.message), p.dim(format!("[{}]", f.code.as_str())))
+    // Messages can quote session text (keys, a line's start): secrets in it are masked.
+    let message = crate::secrets::mask_text(&f.message);
+    format!("{}: {sev}: {} {}", p.bold(at), sanitize::inline(&message), p.dim(format!("[{}]", f.code.as_str())))
 }
 
 use crate::preview;
