@@ -44,6 +44,10 @@ pub struct Global {
     /// No warnings on stderr.
     #[arg(short, long, global = true)]
     pub quiet: bool,
+    /// Human output: print every line and text whole instead of fitting it to the
+    /// terminal's width (`COLUMNS`, else the terminal's, else 120 columns).
+    #[arg(long, global = true)]
+    pub wide: bool,
     /// Accepted for compatibility: files are always read into memory, never mapped (a
     /// mapped file that another process rewrites or truncates could crash the reader).
     #[arg(long, global = true)]

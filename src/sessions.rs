@@ -1,7 +1,7 @@
-//! The `sessions` view: what each session file in a directory is, read from its first
-//! lines (header or meta, first prompt) and its last lines (latest activity) only. A file is
-//! never read whole unless it is small enough to fit in those two windows, so listing
-//! thousands of multi-megabyte sessions costs two small reads each.
+//! The `sessions` view: what each session file in a directory is. Title, creation time and
+//! latest activity come from the file's first lines (header or meta, first prompt) and last
+//! lines; the entry count, tokens and recorded cost from one pass of the skimming decoder
+//! over every line (the same decode `stats` runs, without the tree or the views).
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -13,6 +13,7 @@ use crate::agents::Agent;
 use crate::format::{self, Decoded};
 use crate::model::{Format, Role};
 use crate::source::Source;
+use crate::stats::{self, Tokens};
 
 /// Bytes read from the start of a file; enough for the header and the first prompt.
 const HEAD: u64 = 64 << 10;
@@ -59,10 +60,13 @@ pub struct SessionInfo {
     pub last_activity_ms: Option<i64>,
     pub last_activity_from: &'static str,
     pub size: u64,
-    /// Tree entries (arcturn entries, crab messages). Exact when the whole file was read
-    /// (small files); otherwise estimated from the head's line lengths.
+    /// Tree entries (arcturn entries, crab messages), counted over the whole file; estimated
+    /// from the head's line lengths only when the file could not be read whole.
     pub entries: u64,
     pub entries_exact: bool,
+    /// File-scope usage (every model call once) and recorded cost, as `stats` counts them;
+    /// null when the file could not be read whole.
+    pub usage: Option<Tokens>,
 }
 
 #[derive(Serialize, Clone, Debug)]
@@ -152,12 +156,19 @@ pub fn read_info(path: &Path, display: &str) -> Result<SessionInfo, String> {
         meta.modified().ok().and_then(|m| m.duration_since(std::time::UNIX_EPOCH).ok()).map(|d| d.as_millis() as i64)
     });
 
-    let (entries, exact) = if whole {
-        (d.entries.len() as u64, true)
+    let observed = format::decoder(fmt).observed;
+    let (entries, exact, usage) = if whole {
+        (d.entries.len() as u64, true, Some(stats::file_usage(&d.entries, &d.observations, observed)))
     } else {
-        // Scale the head's entries-per-byte to the whole file.
-        let per_byte = d.entries.len() as f64 / head_len.max(1) as f64;
-        ((per_byte * size as f64).round() as u64, false)
+        match whole_file(path, fmt) {
+            Some((n, u)) => (n, true, Some(u)),
+            None => {
+                // Unreadable as a whole now (it shrank, or is being rewritten): scale the
+                // head's entries-per-byte to the whole file, and leave usage unknown.
+                let per_byte = d.entries.len() as f64 / head_len.max(1) as f64;
+                ((per_byte * size as f64).round() as u64, false, None)
+            }
+        }
     };
     Ok(SessionInfo {
         file: display.to_string(),
@@ -176,7 +187,17 @@ pub fn read_info(path: &Path, display: &str) -> Result<SessionInfo, String> {
         size,
         entries,
         entries_exact: exact,
+        usage,
     })
+}
+
+/// Entries and file-scope usage from every line of the file, with the skimming decoder
+/// (`None` when the file cannot be read whole now).
+fn whole_file(path: &Path, fmt: Format) -> Option<(u64, Tokens)> {
+    let src = Source::open(path, crate::source::ReadOptions::default()).ok()?;
+    let d = format::decode(&src, Some(fmt), format::Detail::Full).ok()?;
+    let usage = stats::file_usage(&d.entries, &d.observations, format::decoder(fmt).observed);
+    Some((d.entries.len() as u64, usage))
 }
 
 fn read_at(f: &mut File, at: u64, len: u64) -> Result<Vec<u8>, String> {

@@ -123,6 +123,28 @@ impl Tokens {
     }
 }
 
+/// File-scope usage of decoded records: every model call once (the assistant messages, or
+/// for a format whose usage lives on observations, its `llm_call` records), as
+/// [`SessionStats::of`] counts them. `cost` is the recorded cost: the one place where a
+/// price table adds estimated costs for calls that recorded none.
+pub fn file_usage(
+    entries: &[crate::model::Entry<'_>],
+    observations: &[crate::model::Observation<'_>],
+    observed: bool,
+) -> Tokens {
+    let mut usage = Tokens::default();
+    if observed {
+        for o in observations.iter().filter(|o| o.tag.as_ref() == "llm_call") {
+            usage.call(o.usage.as_ref());
+        }
+    } else {
+        for m in entries.iter().filter_map(|e| e.message.as_ref()).filter(|m| m.role == Role::Assistant) {
+            usage.call(m.usage.as_ref());
+        }
+    }
+    usage
+}
+
 #[derive(Serialize, Clone, Debug, PartialEq)]
 pub struct ModelRow {
     pub provider: Option<String>,

@@ -106,7 +106,7 @@ fn human(c: &Context, leaf_line: u32, p: &Palette, width: usize, out: &mut dyn W
             out,
             "{} {}",
             p.bold("elided:"),
-            sanitize::truncate(&ids.join(", "), width.saturating_sub(8).max(20))
+            crate::render::fit::truncate(&ids.join(", "), width.saturating_sub(8).max(20))
         )?;
     }
     if !c.withheld_thinking.is_empty() {
@@ -146,7 +146,7 @@ fn message_row(n: usize, m: &Sent, p: &Palette, width: usize, out: &mut dyn Writ
     let used = 4 + 1 + id.chars().count() + 1 + 10 + 1 + tokens.len() + 2;
     let room = width.saturating_sub(used + marks.iter().map(|s| s.len() + 1).sum::<usize>()).max(16);
     let text = sanitize::inline(&text);
-    let text = sanitize::truncate(&text, room);
+    let text = crate::render::fit::truncate(&text, room);
     let text = if m.elided { p.warning(&text) } else { text.into_owned() };
     let marks = if marks.is_empty() { String::new() } else { format!("{} ", p.warning(marks.join(" "))) };
     writeln!(out, "{:>4} {} {role_cell} {marks}{text}  {}", n, p.id(sanitize::inline(&id)), p.dim(tokens))

@@ -217,7 +217,11 @@ fn run_block(r: &Run, name_w: usize, p: &Palette, width: usize, out: &mut dyn Wr
     writeln!(out, "{line}")?;
     if let Some(prompt) = &r.prompt {
         let text = sanitize::inline(prompt.trim());
-        writeln!(out, "  {}", p.user(sanitize::truncate(&format!("> {text}"), width.saturating_sub(2).max(10))))?;
+        writeln!(
+            out,
+            "  {}",
+            p.user(crate::render::fit::truncate(&format!("> {text}"), width.saturating_sub(2).max(10)))
+        )?;
     }
     let run_end = r.start_ms.zip(r.duration_ms).map(|(s, d)| s + d as i64);
     let count = r.spans.len();
@@ -270,7 +274,7 @@ fn span_line(
         }
         Detail::Event { obs, fields } => event_text(obs, fields),
     };
-    let name = sanitize::truncate(&sanitize::inline(&span_name(sp)), name_w).into_owned();
+    let name = crate::render::fit::truncate(&sanitize::inline(&span_name(sp)), name_w).into_owned();
     let name_cell = format!("{name:<name_w$}");
     let name_cell = match (sp.outcome, sp.kind) {
         (SpanOutcome::Error, _) => p.error(&name_cell),
@@ -292,7 +296,7 @@ fn span_line(
     }
     let used = 2 + 3 + name_w + 1 + 8 + BAR + 3;
     let room = width.saturating_sub(used).max(12);
-    let tail = if p.is_on() { tail } else { sanitize::truncate(tail.trim(), room).into_owned() };
+    let tail = if p.is_on() { tail } else { crate::render::fit::truncate(tail.trim(), room).into_owned() };
     writeln!(out, "  {} {name_cell} {dur:>8} {} {}", p.dim(conn), p.dim(format!("▕{bar}▏")), tail.trim())
 }
 

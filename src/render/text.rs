@@ -21,6 +21,7 @@ pub fn finding_line(file: &str, f: &Finding, p: &Palette) -> String {
 }
 
 use crate::preview;
+use crate::render::fit;
 use crate::session::Session;
 use crate::tree::{Ix, RootReason};
 
@@ -41,7 +42,7 @@ pub fn entry_row(
     let e = s.entry(i);
     let id = e.id.short();
     let label = sanitize::inline(&d.label);
-    let label_cell = format!("{label:<LABEL_WIDTH$}");
+    let label_cell = fit::pad(&label, LABEL_WIDTH);
     let mut badges = Vec::new();
     if let Some(u) = e.message.as_ref().and_then(|m| m.usage) {
         badges.push(format!("{} tok", preview::tokens(u.total())));
@@ -56,10 +57,13 @@ pub fn entry_row(
         _ => {}
     }
     let badge_text = badges.join(" ");
-    let fixed = used + id.chars().count() + 1 + LABEL_WIDTH + 1 + badge_text.chars().count() + 1;
-    let room = width.saturating_sub(fixed).max(10);
+    // Columns, not characters: ids, labels and badges can hold wide characters too.
+    let label_w = fit::width(&label_cell);
+    let fixed =
+        used + fit::width(&id) + 1 + label_w + 1 + if badge_text.is_empty() { 0 } else { fit::width(&badge_text) + 1 };
+    let room = width.saturating_sub(fixed);
     let text = sanitize::inline(&d.text);
-    let text = sanitize::truncate(&text, room);
+    let text = fit::truncate(&text, room);
     let styled_label = match (e.kind, e.message.as_ref().map(|m| m.role)) {
         (crate::model::Kind::Compaction, _) => p.compaction(&label_cell),
         (crate::model::Kind::Label, _) => p.label(&label_cell),
@@ -77,7 +81,11 @@ pub fn entry_row(
     } else {
         text.into_owned()
     };
-    let mut row = format!("{} {styled_label} {text}", p.id(sanitize::inline(&id)));
+    let mut row = format!("{} {styled_label}", p.id(sanitize::inline(&id)));
+    if !text.is_empty() {
+        row.push(' ');
+        row.push_str(&text);
+    }
     if !badge_text.is_empty() {
         row.push(' ');
         row.push_str(&p.dim(&badge_text));
