@@ -358,7 +358,8 @@ fn single(s: &SessionStats, p: &Palette, w: usize, out: &mut dyn Write) -> io::R
         }
     }
     if let Some(f) = &s.forked_from {
-        writeln!(out, "{}", p.dim(format!("forked from {}", sanitize::inline(f))))?;
+        let line = format!("forked from {}", sanitize::inline(f));
+        writeln!(out, "{}", p.dim(fit::truncate_start(&line, w)))?;
     }
     writeln!(out)?;
 

@@ -151,7 +151,8 @@ fn human(ctx: &Ctx, s: &Session<'_>, collapse: Option<usize>, out: &mut dyn Writ
         (0..s.entries.len() as Ix).into_par_iter().map(|i| preview::describe_at(s, i)).collect();
     let rows = Rows { ctx, s, descs, on_path, latest };
     if let Some(origin) = s.header.as_ref().and_then(|h| h.origin.as_deref()) {
-        writeln!(out, "{}", p.dim(format!("forked from {}", crate::sanitize::inline(origin))))?;
+        let line = format!("forked from {}", crate::sanitize::inline(origin));
+        writeln!(out, "{}", p.dim(crate::render::fit::truncate_start(&line, ctx.width)))?;
     }
     for (n, &(root, reason)) in s.tree.roots().iter().enumerate() {
         if n > 0 {

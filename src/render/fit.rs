@@ -79,22 +79,22 @@ pub fn wrap_parts<S: AsRef<str>>(parts: &[S], sep: &str, max: usize, indent: usi
     let mut lines: Vec<String> = Vec::new();
     let mut line = String::new();
     let mut line_w = 0;
+    let sep_w = width(sep);
     for p in parts {
         let p = p.as_ref();
-        let lead = if lines.is_empty() { 0 } else { indent };
-        let room = max.saturating_sub(lead).max(1);
-        let p = truncate_start(p, room);
-        let pw = width(&p);
-        if line_w > 0 && line_w + width(sep) + pw > room {
+        let pw = width(p);
+        if line_w > 0 && line_w + sep_w + pw > room(&lines, max, indent) {
             lines.push(std::mem::take(&mut line));
             line_w = 0;
         }
         if line_w > 0 {
             line.push_str(sep);
-            line_w += width(sep);
+            line_w += sep_w;
         }
+        // Alone on its line and still too wide: cut from the left.
+        let p = if line_w == 0 { truncate_start(p, room(&lines, max, indent)) } else { Cow::Borrowed(p) };
         line.push_str(&p);
-        line_w += pw;
+        line_w += width(&p);
     }
     if line_w > 0 || lines.is_empty() {
         lines.push(line);
@@ -104,6 +104,15 @@ pub fn wrap_parts<S: AsRef<str>>(parts: &[S], sep: &str, max: usize, indent: usi
         l.insert_str(0, &pad);
     }
     lines
+}
+
+/// Columns for the next line's text: the first line has no indentation.
+fn room(lines: &[String], max: usize, indent: usize) -> usize {
+    if lines.is_empty() {
+        max
+    } else {
+        max.saturating_sub(indent).max(1)
+    }
 }
 
 /// Word wrap of prose at spaces into lines of at most `max` columns (later lines indented

@@ -4,8 +4,14 @@ use crate::finding::{Finding, Severity};
 use crate::render::Palette;
 use crate::sanitize;
 
-/// `FILE:LINE:COLUMN: severity: message [code]`, sanitized.
+/// `FILE:LINE:COLUMN: severity: message [code]`, sanitized, on one line (stderr).
 pub fn finding_line(file: &str, f: &Finding, p: &Palette) -> String {
+    finding_lines(file, f, p, crate::render::UNLIMITED).join("\n")
+}
+
+/// [`finding_line`] wrapped at spaces to `width` columns, later lines indented: the
+/// location, a number or the code is never split.
+pub fn finding_lines(file: &str, f: &Finding, p: &Palette, width: usize) -> Vec<String> {
     let mut at = sanitize::inline(file).into_owned();
     if let Some(l) = f.line {
         at.push_str(&format!(":{l}"));
@@ -13,11 +19,36 @@ pub fn finding_line(file: &str, f: &Finding, p: &Palette) -> String {
             at.push_str(&format!(":{c}"));
         }
     }
+    at.push(':');
     let sev = match f.severity {
-        Severity::Error => p.error("error"),
-        Severity::Warning => p.warning("warning"),
+        Severity::Error => "error",
+        Severity::Warning => "warning",
     };
-    format!("{}: {sev}: {} {}", p.bold(at), sanitize::inline(&f.message), p.dim(format!("[{}]", f.code.as_str())))
+    let code = format!("[{}]", f.code.as_str());
+    let message = sanitize::inline(&f.message);
+    let mut words = vec![at.clone(), format!("{sev}:")];
+    words.extend(message.split(' ').filter(|w| !w.is_empty()).map(str::to_string));
+    words.push(code.clone());
+    let mut lines = fit::wrap_parts(&words, " ", width, 4);
+    // Colour goes on after the layout.
+    if p.is_on() {
+        let sev_styled = match f.severity {
+            Severity::Error => p.error(sev),
+            Severity::Warning => p.warning(sev),
+        };
+        if let Some(first) = lines.first_mut() {
+            if let Some(rest) = first.strip_prefix(at.as_str()) {
+                let rest = rest.replacen(&format!(" {sev}:"), &format!(" {sev_styled}:"), 1);
+                *first = format!("{}{rest}", p.bold(&at));
+            }
+        }
+        if let Some(last) = lines.last_mut() {
+            if let Some(before) = last.strip_suffix(code.as_str()) {
+                *last = format!("{before}{}", p.dim(&code));
+            }
+        }
+    }
+    lines
 }
 
 use crate::preview;
@@ -40,8 +71,9 @@ pub fn entry_row(
     dim: bool,
 ) -> String {
     let e = s.entry(i);
-    let id = e.id.short();
-    let label = sanitize::inline(&d.label);
+    // Hostile ids and labels grow when their escapes are made visible: bounded too.
+    let id = fit::truncate(&sanitize::inline(&e.id.short()), 16).into_owned();
+    let label = fit::truncate(&sanitize::inline(&d.label), 2 * LABEL_WIDTH).into_owned();
     let label_cell = fit::pad(&label, LABEL_WIDTH);
     let mut badges = Vec::new();
     if let Some(u) = e.message.as_ref().and_then(|m| m.usage) {
@@ -57,6 +89,7 @@ pub fn entry_row(
         _ => {}
     }
     let badge_text = badges.join(" ");
+    let badge_text = fit::truncate(&badge_text, width.saturating_sub(used) / 2).into_owned();
     // Columns, not characters: ids, labels and badges can hold wide characters too.
     let label_w = fit::width(&label_cell);
     let fixed =
@@ -81,7 +114,7 @@ pub fn entry_row(
     } else {
         text.into_owned()
     };
-    let mut row = format!("{} {styled_label}", p.id(sanitize::inline(&id)));
+    let mut row = format!("{} {styled_label}", p.id(&id));
     if !text.is_empty() {
         row.push(' ');
         row.push_str(&text);
