@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_arcturn_inspect_global_optspecs
-    string join \n json color= input-format= strict q/quiet no-mmap max-bytes= h/help V/version
+    string join \n json color= input-format= strict q/quiet wide no-mmap max-bytes= h/help V/version
 end
 
 function __fish_arcturn_inspect_needs_command
@@ -36,6 +36,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l max-byt
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l wide -d 'Human output: print every line and text whole instead of fitting it to the terminal\'s width (`COLUMNS`, else the terminal\'s, else 120 columns)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l no-mmap -d 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -s V -l version -d 'Print version'
@@ -66,6 +67,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l wide -d 'Human output: print every line and text whole instead of fitting it to the terminal\'s width (`COLUMNS`, else the terminal\'s, else 120 columns)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l no-mmap -d 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l color -d 'When to colour human output' -r -f -a "auto\t''
@@ -80,6 +82,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l wide -d 'Human output: print every line and text whole instead of fitting it to the terminal\'s width (`COLUMNS`, else the terminal\'s, else 120 columns)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l no-mmap -d 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l color -d 'When to colour human output' -r -f -a "auto\t''
@@ -94,6 +97,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" 
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l wide -d 'Human output: print every line and text whole instead of fitting it to the terminal\'s width (`COLUMNS`, else the terminal\'s, else 120 columns)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l no-mmap -d 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l color -d 'When to colour human output' -r -f -a "auto\t''
@@ -108,6 +112,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l wide -d 'Human output: print every line and text whole instead of fitting it to the terminal\'s width (`COLUMNS`, else the terminal\'s, else 120 columns)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l no-mmap -d 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l color -d 'When to colour human output' -r -f -a "auto\t''
@@ -122,6 +127,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l wide -d 'Human output: print every line and text whole instead of fitting it to the terminal\'s width (`COLUMNS`, else the terminal\'s, else 120 columns)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l no-mmap -d 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l arg -d 'Bind $NAME to the string VALUE (repeatable)' -r
@@ -151,6 +157,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l wide -d 'Human output: print every line and text whole instead of fitting it to the terminal\'s width (`COLUMNS`, else the terminal\'s, else 120 columns)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l no-mmap -d 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l color -d 'When to colour human output' -r -f -a "auto\t''
@@ -165,6 +172,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l wide -d 'Human output: print every line and text whole instead of fitting it to the terminal\'s width (`COLUMNS`, else the terminal\'s, else 120 columns)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l no-mmap -d 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -s o -l output -d 'Write to PATH instead of stdout (never to the session file or its directory)' -r -F
@@ -185,6 +193,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" 
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l wide -d 'Human output: print every line and text whole instead of fitting it to the terminal\'s width (`COLUMNS`, else the terminal\'s, else 120 columns)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l no-mmap -d 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l run -d 'Only the run with this id (crab run_id, or an arcturn user message id or unique prefix)' -r
@@ -202,6 +211,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l wide -d 'Human output: print every line and text whole instead of fitting it to the terminal\'s width (`COLUMNS`, else the terminal\'s, else 120 columns)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l no-mmap -d 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l by -d 'Group the summary table by model, day or session (default: the full report for one session, a row per session for several)' -r -f -a "model\t'A row per model (provider/model), summed over every input'
@@ -221,6 +231,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l wide -d 'Human output: print every line and text whole instead of fitting it to the terminal\'s width (`COLUMNS`, else the terminal\'s, else 120 columns)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l no-mmap -d 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l agent -d 'Only sessions of this agent' -r -f -a "arcturn\t''
@@ -244,6 +255,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l wide -d 'Human output: print every line and text whole instead of fitting it to the terminal\'s width (`COLUMNS`, else the terminal\'s, else 120 columns)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l no-mmap -d 'Accepted for compatibility: files are always read into memory, never mapped (a mapped file that another process rewrites or truncates could crash the reader)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand grep" -s C -l context -d 'Show N lines of the entry\'s text before and after each match' -r

@@ -1,7 +1,9 @@
 //! The `sessions` view: what each session file in a directory is. Title, creation time and
 //! latest activity come from the file's first lines (header or meta, first prompt) and last
-//! lines; the entry count, tokens and recorded cost from one pass of the skimming decoder
-//! over every line (the same decode `stats` runs, without the tree or the views).
+//! lines only. The entry count, tokens and recorded cost come from one pass of the skimming
+//! decoder over every line (the decode `stats` runs, without the tree or the views) for
+//! files up to [`WHOLE_MAX`]; a bigger file is never read whole: its entries are estimated
+//! from the head and its usage is unknown.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -21,6 +23,10 @@ const HEAD: u64 = 64 << 10;
 const HEAD_MAX: u64 = 1 << 20;
 /// Bytes read from the end of a file for the last activity.
 const TAIL: u64 = 64 << 10;
+/// Files up to this size are read whole for exact entries, tokens and cost (the skimming
+/// decoder reads a few hundred MB/s a core: about 50 ms each); bigger ones are listed from
+/// their head and tail only, entries estimated and usage unknown.
+pub const WHOLE_MAX: u64 = 16 << 20;
 /// Characters of a first prompt kept as a title.
 const TITLE_CHARS: usize = 160;
 
@@ -61,11 +67,12 @@ pub struct SessionInfo {
     pub last_activity_from: &'static str,
     pub size: u64,
     /// Tree entries (arcturn entries, crab messages), counted over the whole file; estimated
-    /// from the head's line lengths only when the file could not be read whole.
+    /// from the head's line lengths for a file over [`WHOLE_MAX`] or one that could not be
+    /// read whole.
     pub entries: u64,
     pub entries_exact: bool,
     /// File-scope usage (every model call once) and recorded cost, as `stats` counts them;
-    /// null when the file could not be read whole.
+    /// null when the file was not read whole.
     pub usage: Option<Tokens>,
 }
 
@@ -160,11 +167,12 @@ pub fn read_info(path: &Path, display: &str) -> Result<SessionInfo, String> {
     let (entries, exact, usage) = if whole {
         (d.entries.len() as u64, true, Some(stats::file_usage(&d.entries, &d.observations, observed)))
     } else {
-        match whole_file(path, fmt) {
+        match (size <= WHOLE_MAX).then(|| whole_file(path, fmt)).flatten() {
             Some((n, u)) => (n, true, Some(u)),
             None => {
-                // Unreadable as a whole now (it shrank, or is being rewritten): scale the
-                // head's entries-per-byte to the whole file, and leave usage unknown.
+                // Too big to read for a listing, or unreadable as a whole now (it shrank,
+                // or is being rewritten): scale the head's entries-per-byte to the whole
+                // file, and leave usage unknown (`stats` reads it all).
                 let per_byte = d.entries.len() as f64 / head_len.max(1) as f64;
                 ((per_byte * size as f64).round() as u64, false, None)
             }

@@ -37,6 +37,9 @@ const RUNNERS: &[(&str, &[&str], Input)] = &[
     ("stats", &["stats", "--json"], Input::Dir),
     ("context", &["context", "--json"], Input::File),
     ("sessions", &["sessions", "--json"], Input::Dir),
+    ("diff", &["diff", "--json"], Input::File),
+    ("grep", &["grep", "--json", "e"], Input::File),
+    ("grep", &["grep", "--json", "-i", "error"], Input::Dir),
 ];
 
 fn schema_dir() -> PathBuf {

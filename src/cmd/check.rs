@@ -9,6 +9,7 @@ use crate::error::Result;
 use crate::finding::Severity;
 use crate::format::Detail;
 use crate::render::fit;
+use crate::render::progress::Progress;
 use crate::render::{json, text, Palette};
 use crate::sanitize;
 use crate::session::Session;
@@ -19,8 +20,10 @@ pub fn run(ctx: &Ctx, a: &CheckArgs, out: &mut dyn Write) -> Result<Outcome> {
     let mut tally = Tally::default();
     let mut with_errors = 0;
     let mut with_warnings = 0;
+    let progress = Progress::new(ctx, files.len(), "files");
     for (i, f) in files.iter().enumerate() {
         let last = i + 1 == files.len();
+        progress.tick();
         let report = match Source::open(&f.path, ctx.read_options()).and_then(|src| {
             let src = if last { super::keep_until_exit(src) } else { &src };
             // The report needs the index and the findings, not the message bodies.
@@ -55,6 +58,7 @@ pub fn run(ctx: &Ctx, a: &CheckArgs, out: &mut dyn Write) -> Result<Outcome> {
             human(&report, &ctx.palette, ctx.global.quiet, ctx.width, out).map_err(io_err)?;
         }
     }
+    progress.finish();
     if !ctx.global.json && files.len() > 1 {
         let clean = tally.read - with_errors - with_warnings;
         let line = format!(

@@ -48,17 +48,19 @@ struct Doc<'s> {
 }
 
 fn human(c: &Context, leaf_line: u32, p: &Palette, width: usize, out: &mut dyn Write) -> std::io::Result<()> {
-    writeln!(
+    let leaf =
+        fit::truncate(&sanitize::inline(&c.leaf.as_ref().map(|l| l.text()).unwrap_or_default()), 16).into_owned();
+    let rest = format!(
+        "(line {leaf_line}): {} message{} sent{}",
+        c.messages.len(),
+        if c.messages.len() == 1 { "" } else { "s" },
+        if c.skipped.is_empty() { String::new() } else { format!(", {} skipped", c.skipped.len()) }
+    );
+    fitted(
         out,
-        "{} {} {}",
-        p.bold("context at"),
-        p.id(sanitize::inline(&c.leaf.as_ref().map(|l| l.text()).unwrap_or_default())),
-        p.dim(format!(
-            "(line {leaf_line}): {} message{} sent{}",
-            c.messages.len(),
-            if c.messages.len() == 1 { "" } else { "s" },
-            if c.skipped.is_empty() { String::new() } else { format!(", {} skipped", c.skipped.len()) }
-        ))
+        width,
+        format!("{} {} {}", p.bold("context at"), p.id(&leaf), p.dim(&rest)),
+        &format!("context at {leaf} {rest}"),
     )?;
     for comp in &c.compactions {
         let who = match &comp.entry_id {
@@ -108,15 +110,33 @@ fn human(c: &Context, leaf_line: u32, p: &Palette, width: usize, out: &mut dyn W
         writeln!(out, "{} {}", p.bold("elided:"), fit::truncate(&ids.join(", "), width.saturating_sub(8)))?;
     }
     if !c.withheld_thinking.is_empty() {
-        writeln!(out, "{} {} assistant message(s)", p.bold("thinking withheld:"), c.withheld_thinking.len())?;
+        let n = c.withheld_thinking.len();
+        fitted(
+            out,
+            width,
+            format!("{} {n} assistant message(s)", p.bold("thinking withheld:")),
+            &format!("thinking withheld: {n} assistant message(s)"),
+        )?;
     }
-    writeln!(
+    let tokens = preview::tokens(c.estimated_tokens);
+    let note = format!("({} characters, ceil(chars / 4) per message)", c.estimated_chars);
+    fitted(
         out,
-        "{} ~{} tokens {}",
-        p.bold("estimated context:"),
-        preview::tokens(c.estimated_tokens),
-        p.dim(format!("({} characters, ceil(chars / 4) per message)", c.estimated_chars))
+        width,
+        format!("{} ~{tokens} tokens {}", p.bold("estimated context:"), p.dim(&note)),
+        &format!("estimated context: ~{tokens} tokens {note}"),
     )
+}
+
+/// `styled` when its text, `plain`, fits in `width` columns; else `plain` wrapped at spaces.
+fn fitted(out: &mut dyn Write, width: usize, styled: String, plain: &str) -> std::io::Result<()> {
+    if fit::width(plain) <= width {
+        return writeln!(out, "{styled}");
+    }
+    for l in fit::wrap(plain, width, 2) {
+        writeln!(out, "{l}")?;
+    }
+    Ok(())
 }
 
 fn message_row(n: usize, m: &Sent, p: &Palette, width: usize, out: &mut dyn Write) -> std::io::Result<()> {
@@ -148,7 +168,9 @@ fn message_row(n: usize, m: &Sent, p: &Palette, width: usize, out: &mut dyn Writ
     let text = sanitize::inline(&text);
     let text = fit::truncate(&text, room);
     let text = if m.elided { p.warning(&text) } else { text.into_owned() };
-    let marks = if marks.is_empty() { String::new() } else { format!("{} ", p.warning(marks.join(" "))) };
+    let marks = marks.join(" ");
+    let marks = fit::truncate(&marks, width.saturating_sub(used + 1)).into_owned();
+    let marks = if marks.is_empty() { String::new() } else { format!("{} ", p.warning(marks)) };
     writeln!(out, "{:>4} {} {role_cell} {marks}{text}  {}", n, p.id(&id), p.dim(tokens))
 }
 

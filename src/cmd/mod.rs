@@ -364,7 +364,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
 pub const UNSUPPORTED: &[(&str, &[&str], &str)] = &[
     ("--json", &["export"], "export writes Markdown or HTML; use --html, or `query` for JSON"),
     ("--wide", &["show", "query", "export"], "this command's output is never fitted to the terminal"),
-    ("--strict", &["sessions"], "sessions reads only each file's head and tail; run `check --strict` on the files"),
+    ("--strict", &["sessions"], "sessions lists files and reports no damage; run `check --strict` on them"),
     ("--input-format", &["sessions"], "sessions detects each file's format on its own"),
 ];
 
@@ -397,6 +397,8 @@ fn command_name(command: &Command) -> &'static str {
         Command::Trace(_) => "trace",
         Command::Stats(_) => "stats",
         Command::Sessions(_) => "sessions",
+        Command::Grep(_) => "grep",
+        Command::Diff(_) => "diff",
     }
 }
 

@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::preview::tokens;
 use crate::render::fit;
 use crate::render::json;
+use crate::render::progress::Progress;
 use crate::sanitize;
 use crate::sessions::{read_info, SessionInfo, Skipped};
 use crate::time::format_minutes;
@@ -46,9 +47,11 @@ pub fn run(ctx: &Ctx, a: &SessionsArgs, out: &mut dyn Write) -> Result<Outcome> 
         }
         files.extend(found.into_iter().map(|p| (*ag, p)));
     }
+    let progress = Progress::new(ctx, files.len(), "sessions");
     let read: Vec<(String, std::result::Result<SessionInfo, String>)> = files
         .par_iter()
         .map(|(ag, p)| {
+            let _tick = Tick(&progress);
             let shown = p.to_string_lossy().into_owned();
             let mut r = read_info(p, &shown);
             if let (Ok(i), Some(ag)) = (&mut r, ag) {
@@ -57,6 +60,7 @@ pub fn run(ctx: &Ctx, a: &SessionsArgs, out: &mut dyn Write) -> Result<Outcome> 
             (shown, r)
         })
         .collect();
+    progress.finish();
     let mut sessions = Vec::new();
     let mut skipped = Vec::new();
     for (file, r) in read {
@@ -86,6 +90,15 @@ pub fn run(ctx: &Ctx, a: &SessionsArgs, out: &mut dyn Write) -> Result<Outcome> 
         human(ctx, &dirs, &sessions, skipped.len(), out).map_err(io_err)?;
     }
     Ok(Outcome::Success)
+}
+
+/// Ticks the bar when a file is done, whichever way its closure returns.
+struct Tick<'a>(&'a Progress);
+
+impl Drop for Tick<'_> {
+    fn drop(&mut self) {
+        self.0.tick();
+    }
 }
 
 /// `.crab/sessions` rather than the absolute path when the folder is under the working
@@ -134,7 +147,7 @@ fn human(
         let names: Vec<String> =
             dirs.iter().map(|(_, d)| sanitize::inline(&d.to_string_lossy()).into_owned()).collect();
         let names = if names.is_empty() { "any agent's folder".to_string() } else { names.join(", ") };
-        writeln!(out, "no sessions in {names}")?;
+        writeln!(out, "no sessions in {}", fit::truncate_start(&names, ctx.width.saturating_sub(15)))?;
         return Ok(());
     }
     // One DIR: paths relative to it; the agents' folders: paths as found.
@@ -191,7 +204,13 @@ fn human(
         writeln!(out, "{line}")?;
     }
     if rows.iter().any(|r| r.entries.starts_with('~')) {
-        writeln!(out, "{}", p.dim("~ entries estimated from the file's first lines (it could not be read whole)"))?;
+        let note = format!(
+            "~ estimated from the first lines: files over {} MiB are listed without reading them whole (tokens ?: see `stats`)",
+            crate::sessions::WHOLE_MAX >> 20
+        );
+        for l in fit::wrap(&note, ctx.width, 2) {
+            writeln!(out, "{}", p.dim(l))?;
+        }
     }
     let mut tail = format!("{} session{}", sessions.len(), if sessions.len() == 1 { "" } else { "s" });
     if skipped > 0 {

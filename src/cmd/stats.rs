@@ -3,14 +3,12 @@
 //! bounded by the largest file, not the directory. `--max-tokens` / `--max-cost` turn it into
 //! a CI gate (exit 1).
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
 
 use crate::render::fit;
+use crate::render::progress::Progress;
 use crate::render::table::Grid as Table;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -24,9 +22,6 @@ use crate::session::Session;
 use crate::source::{ReadOptions, Source};
 use crate::stats::{ContextSource, SessionStats, Tokens, Total};
 use crate::time::{format_duration, format_minutes};
-
-/// The progress bar appears only once the work has taken this long.
-const PROGRESS_AFTER: Duration = Duration::from_millis(400);
 
 /// What became of one input.
 struct Loaded {
@@ -44,7 +39,7 @@ pub fn run(ctx: &Ctx, a: &StatsArgs, out: &mut dyn Write) -> Result<Outcome> {
     }
     let files = ctx.expand(&a.files)?;
     let opts = ctx.read_options();
-    let progress = Progress::new(files.len());
+    let progress = Progress::new(ctx, files.len(), "sessions");
     let loaded: Vec<Loaded> = files
         .par_iter()
         .map(|f| {
@@ -160,40 +155,6 @@ fn subagents(
 
 fn error_line(e: &Error) -> String {
     format!("arcturn-inspect: {}", sanitize::inline(&e.to_string()))
-}
-
-/// A progress bar on stderr, only on a terminal and only once the work is not instant.
-struct Progress {
-    bar: Option<ProgressBar>,
-    start: Instant,
-    shown: AtomicBool,
-}
-
-impl Progress {
-    fn new(len: usize) -> Progress {
-        let bar = (len > 1 && io::stderr().is_terminal()).then(|| {
-            let b = ProgressBar::with_draw_target(Some(len as u64), ProgressDrawTarget::hidden());
-            if let Ok(style) = ProgressStyle::with_template("{spinner} {pos}/{len} sessions {wide_bar} {eta}") {
-                b.set_style(style);
-            }
-            b
-        });
-        Progress { bar, start: Instant::now(), shown: AtomicBool::new(false) }
-    }
-
-    fn tick(&self) {
-        let Some(b) = &self.bar else { return };
-        b.inc(1);
-        if self.start.elapsed() > PROGRESS_AFTER && !self.shown.swap(true, Ordering::Relaxed) {
-            b.set_draw_target(ProgressDrawTarget::stderr());
-        }
-    }
-
-    fn finish(&self) {
-        if let Some(b) = &self.bar {
-            b.finish_and_clear();
-        }
-    }
 }
 
 #[derive(Serialize)]

@@ -234,7 +234,7 @@ pub fn build(s: &Session<'_>, target: Ix, opts: Options) -> Result<Transcript> {
     Ok(Transcript {
         title: title(s, &path),
         session_id: session_id(s),
-        file: vis_line(s.name()),
+        file: vis_line(&shown_name(s.name())),
         format: s.format,
         created: clock(s.created()),
         target: target_id,
@@ -249,13 +249,26 @@ pub fn build(s: &Session<'_>, target: Ix, opts: Options) -> Result<Transcript> {
     })
 }
 
+/// The input as the transcript names it: as given on the command line, never made absolute;
+/// an absolute path (given so, or the default input found in an agent's folder) is cut to
+/// its file name, so that a shared export does not carry the exporter's home directory.
+fn shown_name(name: &str) -> String {
+    let p = std::path::Path::new(name);
+    if p.is_absolute() {
+        if let Some(f) = p.file_name() {
+            return f.to_string_lossy().into_owned();
+        }
+    }
+    name.to_string()
+}
+
 /// The transcript of a session with no entries (an empty or header-only file): no
 /// messages, and a scope line that says so (BAD-INPUTS.md: "no entries", exit 0).
 pub fn empty(s: &Session<'_>) -> Transcript {
     Transcript {
         title: title(s, &[]),
         session_id: session_id(s),
-        file: vis_line(s.name()),
+        file: vis_line(&shown_name(s.name())),
         format: s.format,
         created: clock(s.created()),
         target: String::new(),

@@ -5,6 +5,7 @@ pub mod fit;
 pub mod json;
 pub mod matches;
 pub mod palette;
+pub mod progress;
 pub mod table;
 pub mod text;
 pub mod value;

@@ -89,7 +89,10 @@ pub fn entry_row(
         _ => {}
     }
     let badge_text = badges.join(" ");
-    let badge_text = fit::truncate(&badge_text, width.saturating_sub(used) / 2).into_owned();
+    // A badge says what is wrong with the entry: it takes room before the preview text,
+    // which keeps at least 12 columns.
+    let badge_room = width.saturating_sub(used + fit::width(&id) + fit::width(&label_cell) + 3 + 12);
+    let badge_text = fit::truncate(&badge_text, badge_room).into_owned();
     // Columns, not characters: ids, labels and badges can hold wide characters too.
     let label_w = fit::width(&label_cell);
     let fixed =
