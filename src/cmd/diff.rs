@@ -162,11 +162,11 @@ fn header(name: &str, x: &Side) -> String {
 fn cell(s: &Session<'_>, i: Ix, p: &Palette, width: usize) -> String {
     let e = s.entry(i);
     let d = preview::describe_at(s, i);
-    let id = sanitize::truncate(&sanitize::inline(&e.id.short()), 8).into_owned();
+    let id = crate::render::fit::truncate(&sanitize::inline(&e.id.short()), 8).into_owned();
     let rest = format!(" {:<10} {}", sanitize::inline(&d.label), sanitize::inline(&d.text));
-    let room = width.saturating_sub(id.chars().count());
-    let rest = sanitize::truncate(&rest, room).into_owned();
-    let pad = room.saturating_sub(rest.chars().count());
+    let room = width.saturating_sub(crate::render::fit::width(&id));
+    let rest = crate::render::fit::truncate(&rest, room).into_owned();
+    let pad = room.saturating_sub(crate::render::fit::width(&rest));
     let rest = match (e.kind, e.message.as_ref().map(|m| m.role)) {
         (Kind::Message, Some(Role::User)) => p.user(&rest),
         _ if d.alert => p.error(&rest),
