@@ -107,7 +107,7 @@ _arcturn__inspect() {
 
     case "${cmd}" in
         arcturn__inspect)
-            opts="-q -h -V --json --color --input-format --strict --quiet --no-mmap --max-bytes --help --version tree path leaves show check query context export trace stats sessions grep diff help"
+            opts="-q -h -V --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help --version tree path leaves show check query context export trace stats sessions grep diff help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -132,8 +132,8 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__check)
-            opts="-q -h --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+        arcturn__inspect__subcmd__check)
+            opts="-q -h --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -158,8 +158,8 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__context)
-            opts="-q -h --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+        arcturn__inspect__subcmd__context)
+            opts="-q -h --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -184,8 +184,8 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__diff)
-            opts="-q -h --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+        arcturn__inspect__subcmd__diff)
+            opts="-q -h --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -210,8 +210,8 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__export)
-            opts="-o -O -q -h --html --output --auto-name --force --thinking --as-sent --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+        arcturn__inspect__subcmd__export)
+            opts="-o -O -q -h --html --output --auto-name --force --thinking --as-sent --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -244,8 +244,8 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__grep)
-            opts="-i -w -F -l -c -C -M -q -h --ignore-case --word-regexp --fixed-strings --files-with-matches --count --context --role --tool --max-columns --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+        arcturn__inspect__subcmd__grep)
+            opts="-i -w -F -l -c -C -M -q -h --ignore-case --word-regexp --fixed-strings --files-with-matches --count --context --role --tool --max-columns --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -294,7 +294,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help)
+        arcturn__inspect__subcmd__help)
             opts="tree path leaves show check query context export trace stats sessions grep diff help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -308,7 +308,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__check)
+        arcturn__inspect__subcmd__help__subcmd__check)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -322,7 +322,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__context)
+        arcturn__inspect__subcmd__help__subcmd__context)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -336,7 +336,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__diff)
+        arcturn__inspect__subcmd__help__subcmd__diff)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -350,7 +350,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__export)
+        arcturn__inspect__subcmd__help__subcmd__export)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -364,7 +364,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__grep)
+        arcturn__inspect__subcmd__help__subcmd__grep)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -378,7 +378,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__help)
+        arcturn__inspect__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -392,7 +392,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__leaves)
+        arcturn__inspect__subcmd__help__subcmd__leaves)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -406,7 +406,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__path)
+        arcturn__inspect__subcmd__help__subcmd__path)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -420,7 +420,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__query)
+        arcturn__inspect__subcmd__help__subcmd__query)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -434,7 +434,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__sessions)
+        arcturn__inspect__subcmd__help__subcmd__sessions)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -448,7 +448,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__show)
+        arcturn__inspect__subcmd__help__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -462,7 +462,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__stats)
+        arcturn__inspect__subcmd__help__subcmd__stats)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -476,7 +476,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__trace)
+        arcturn__inspect__subcmd__help__subcmd__trace)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -490,7 +490,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__tree)
+        arcturn__inspect__subcmd__help__subcmd__tree)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -504,8 +504,8 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__leaves)
-            opts="-q -h --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+        arcturn__inspect__subcmd__leaves)
+            opts="-q -h --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -530,8 +530,8 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__path)
-            opts="-q -h --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+        arcturn__inspect__subcmd__path)
+            opts="-q -h --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -556,8 +556,8 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__query)
-            opts="-r -j -c -s -n -e -S -f -q -h --raw-output --join-output --compact-output --slurp --null-input --arg --argjson --exit-status --tab --indent --sort-keys --from-file --path --leaves --kind --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+        arcturn__inspect__subcmd__query)
+            opts="-r -j -c -s -n -e -S -f -q -h --raw-output --join-output --compact-output --slurp --null-input --arg --argjson --exit-status --tab --indent --sort-keys --from-file --path --leaves --kind --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -610,8 +610,8 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__sessions)
-            opts="-n -q -h --agent --sort --limit --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+        arcturn__inspect__subcmd__sessions)
+            opts="-n -q -h --agent --sort --limit --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -652,8 +652,8 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__show)
-            opts="-q -h --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+        arcturn__inspect__subcmd__show)
+            opts="-q -h --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -678,8 +678,8 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__stats)
-            opts="-q -h --by --max-tokens --max-cost --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+        arcturn__inspect__subcmd__stats)
+            opts="-q -h --by --max-tokens --max-cost --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -716,8 +716,8 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__trace)
-            opts="-q -h --run --errors --leaf --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+        arcturn__inspect__subcmd__trace)
+            opts="-q -h --run --errors --leaf --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -750,8 +750,8 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__tree)
-            opts="-q -h --collapse --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+        arcturn__inspect__subcmd__tree)
+            opts="-q -h --collapse --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
