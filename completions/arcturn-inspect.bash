@@ -125,7 +125,7 @@ _arcturn__inspect() {
 
     case "${cmd}" in
         arcturn__inspect)
-            opts="-q -h -V --json --color --input-format --strict --quiet --no-mmap --max-bytes --help --version tree path leaves show check query context export trace stats sessions grep diff rows audit redact help"
+            opts="-q -h -V --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help --version tree path leaves show check query context export trace stats sessions grep diff rows audit redact help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -150,8 +150,8 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__audit)
-            opts="-q -h --allow --list-kinds --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+        arcturn__inspect__subcmd__audit)
+            opts="-q -h --allow --list-kinds --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -180,8 +180,8 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__check)
-            opts="-q -h --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+        arcturn__inspect__subcmd__check)
+            opts="-q -h --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -206,8 +206,8 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__context)
-            opts="-q -h --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+        arcturn__inspect__subcmd__context)
+            opts="-q -h --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -232,8 +232,8 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__diff)
-            opts="-q -h --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+        arcturn__inspect__subcmd__diff)
+            opts="-q -h --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -258,8 +258,8 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__export)
-            opts="-o -O -q -h --html --output --auto-name --force --thinking --as-sent --redact --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+        arcturn__inspect__subcmd__export)
+            opts="-o -O -q -h --html --output --auto-name --force --thinking --as-sent --redact --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -292,8 +292,8 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__grep)
-            opts="-i -w -F -l -c -C -M -q -h --ignore-case --word-regexp --fixed-strings --files-with-matches --count --context --role --tool --max-columns --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+        arcturn__inspect__subcmd__grep)
+            opts="-i -w -F -l -c -C -M -q -h --ignore-case --word-regexp --fixed-strings --files-with-matches --count --context --role --tool --max-columns --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -342,7 +342,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help)
+        arcturn__inspect__subcmd__help)
             opts="tree path leaves show check query context export trace stats sessions grep diff rows audit redact help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -356,7 +356,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__audit)
+        arcturn__inspect__subcmd__help__subcmd__audit)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -370,7 +370,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__check)
+        arcturn__inspect__subcmd__help__subcmd__check)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -384,7 +384,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__context)
+        arcturn__inspect__subcmd__help__subcmd__context)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -398,7 +398,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__diff)
+        arcturn__inspect__subcmd__help__subcmd__diff)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -412,7 +412,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__export)
+        arcturn__inspect__subcmd__help__subcmd__export)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -426,7 +426,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__grep)
+        arcturn__inspect__subcmd__help__subcmd__grep)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -440,7 +440,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__help)
+        arcturn__inspect__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -454,7 +454,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__leaves)
+        arcturn__inspect__subcmd__help__subcmd__leaves)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -468,7 +468,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__path)
+        arcturn__inspect__subcmd__help__subcmd__path)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -482,7 +482,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__query)
+        arcturn__inspect__subcmd__help__subcmd__query)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -496,7 +496,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__redact)
+        arcturn__inspect__subcmd__help__subcmd__redact)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -510,7 +510,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__rows)
+        arcturn__inspect__subcmd__help__subcmd__rows)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -524,7 +524,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__sessions)
+        arcturn__inspect__subcmd__help__subcmd__sessions)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -538,7 +538,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__show)
+        arcturn__inspect__subcmd__help__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -552,7 +552,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__stats)
+        arcturn__inspect__subcmd__help__subcmd__stats)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -566,7 +566,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__trace)
+        arcturn__inspect__subcmd__help__subcmd__trace)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -580,7 +580,7 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__help__subcmd__tree)
+        arcturn__inspect__subcmd__help__subcmd__tree)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -594,8 +594,8 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__leaves)
-            opts="-q -h --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+        arcturn__inspect__subcmd__leaves)
+            opts="-q -h --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -620,8 +620,8 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__path)
-            opts="-q -h --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+        arcturn__inspect__subcmd__path)
+            opts="-q -h --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -646,8 +646,8 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__query)
-            opts="-r -j -c -s -n -e -S -f -q -h --raw-output --join-output --compact-output --slurp --null-input --arg --argjson --exit-status --tab --indent --sort-keys --from-file --path --leaves --kind --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+        arcturn__inspect__subcmd__query)
+            opts="-r -j -c -s -n -e -S -f -q -h --raw-output --join-output --compact-output --slurp --null-input --arg --argjson --exit-status --tab --indent --sort-keys --from-file --path --leaves --kind --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -700,8 +700,8 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__redact)
-            opts="-o -q -h --output --force --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+        arcturn__inspect__subcmd__redact)
+            opts="-o -q -h --output --force --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -734,8 +734,8 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__rows)
-            opts="-q -h --table --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+        arcturn__inspect__subcmd__rows)
+            opts="-q -h --table --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -764,8 +764,8 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__sessions)
-            opts="-n -q -h --agent --sort --limit --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+        arcturn__inspect__subcmd__sessions)
+            opts="-n -q -h --agent --sort --limit --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -806,8 +806,8 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__show)
-            opts="-q -h --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+        arcturn__inspect__subcmd__show)
+            opts="-q -h --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -832,8 +832,8 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__stats)
-            opts="-q -h --by --since --until --timezone --prices --max-tokens --max-cost --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+        arcturn__inspect__subcmd__stats)
+            opts="-q -h --by --since --until --timezone --prices --max-tokens --max-cost --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -886,8 +886,8 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__trace)
-            opts="-q -h --run --errors --leaf --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+        arcturn__inspect__subcmd__trace)
+            opts="-q -h --run --errors --leaf --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -920,8 +920,8 @@ _arcturn__inspect() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        arcturn__subcmd__inspect__subcmd__tree)
-            opts="-q -h --collapse --json --color --input-format --strict --quiet --no-mmap --max-bytes --help"
+        arcturn__inspect__subcmd__tree)
+            opts="-q -h --collapse --json --color --input-format --strict --quiet --wide --no-mmap --max-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_arcturn_inspect_global_optspecs
-    string join \n json color= input-format= strict q/quiet no-mmap max-bytes= h/help V/version
+    string join \n json color= input-format= strict q/quiet wide no-mmap max-bytes= h/help V/version
 end
 
 function __fish_arcturn_inspect_needs_command
@@ -36,6 +36,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l max-byt
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l wide -d 'Human output: print every line and text whole instead of fitting it to the terminal\'s width (`COLUMNS`, else the terminal\'s, else 120 columns)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -l no-mmap -d 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_needs_command" -s V -l version -d 'Print version'
@@ -69,6 +70,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l wide -d 'Human output: print every line and text whole instead of fitting it to the terminal\'s width (`COLUMNS`, else the terminal\'s, else 120 columns)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -l no-mmap -d 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand tree" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l color -d 'When to colour human output' -r -f -a "auto\t''
@@ -83,6 +85,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l wide -d 'Human output: print every line and text whole instead of fitting it to the terminal\'s width (`COLUMNS`, else the terminal\'s, else 120 columns)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -l no-mmap -d 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand path" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l color -d 'When to colour human output' -r -f -a "auto\t''
@@ -97,6 +100,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" 
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l wide -d 'Human output: print every line and text whole instead of fitting it to the terminal\'s width (`COLUMNS`, else the terminal\'s, else 120 columns)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -l no-mmap -d 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand leaves" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l color -d 'When to colour human output' -r -f -a "auto\t''
@@ -111,6 +115,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l wide -d 'Human output: print every line and text whole instead of fitting it to the terminal\'s width (`COLUMNS`, else the terminal\'s, else 120 columns)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -l no-mmap -d 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand show" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l color -d 'When to colour human output' -r -f -a "auto\t''
@@ -125,6 +130,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l wide -d 'Human output: print every line and text whole instead of fitting it to the terminal\'s width (`COLUMNS`, else the terminal\'s, else 120 columns)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -l no-mmap -d 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand check" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l arg -d 'Bind $NAME to the string VALUE (repeatable)' -r
@@ -154,6 +160,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l wide -d 'Human output: print every line and text whole instead of fitting it to the terminal\'s width (`COLUMNS`, else the terminal\'s, else 120 columns)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -l no-mmap -d 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand query" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l color -d 'When to colour human output' -r -f -a "auto\t''
@@ -168,6 +175,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context"
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l wide -d 'Human output: print every line and text whole instead of fitting it to the terminal\'s width (`COLUMNS`, else the terminal\'s, else 120 columns)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -l no-mmap -d 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand context" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -s o -l output -d 'Write to PATH instead of stdout (never to the session file or its directory)' -r -F
@@ -189,6 +197,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" 
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l wide -d 'Human output: print every line and text whole instead of fitting it to the terminal\'s width (`COLUMNS`, else the terminal\'s, else 120 columns)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -l no-mmap -d 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand export" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l run -d 'Only the run with this id (crab run_id, or an arcturn user message id or unique prefix)' -r
@@ -206,6 +215,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l wide -d 'Human output: print every line and text whole instead of fitting it to the terminal\'s width (`COLUMNS`, else the terminal\'s, else 120 columns)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -l no-mmap -d 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand trace" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l by -d 'Group the summary table (default: the full report for one session, a row per session for several). With --json: {"by", "rows": [{"key", "usage"}], "total": {"usage"}}' -r -f -a "day\t'A row per day of the model calls (in --timezone)'
@@ -234,6 +244,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l wide -d 'Human output: print every line and text whole instead of fitting it to the terminal\'s width (`COLUMNS`, else the terminal\'s, else 120 columns)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -l no-mmap -d 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l agent -d 'Only sessions of this agent' -r -f -a "arcturn\t''
@@ -257,6 +268,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l wide -d 'Human output: print every line and text whole instead of fitting it to the terminal\'s width (`COLUMNS`, else the terminal\'s, else 120 columns)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -l no-mmap -d 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand sessions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand grep" -s C -l context -d 'Show N lines of the entry\'s text before and after each match' -r
@@ -283,6 +295,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand grep" -s
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand grep" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand grep" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand grep" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand grep" -l wide -d 'Human output: print every line and text whole instead of fitting it to the terminal\'s width (`COLUMNS`, else the terminal\'s, else 120 columns)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand grep" -l no-mmap -d 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand grep" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand diff" -l color -d 'When to colour human output' -r -f -a "auto\t''
@@ -297,6 +310,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand diff" -l
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand diff" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand diff" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand diff" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand diff" -l wide -d 'Human output: print every line and text whole instead of fitting it to the terminal\'s width (`COLUMNS`, else the terminal\'s, else 120 columns)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand diff" -l no-mmap -d 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand diff" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand rows" -l table -d 'Which table to write' -r -f -a "entries\t'A row per tree entry (message, compaction, label, state)'
@@ -316,6 +330,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand rows" -l
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand rows" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand rows" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand rows" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand rows" -l wide -d 'Human output: print every line and text whole instead of fitting it to the terminal\'s width (`COLUMNS`, else the terminal\'s, else 120 columns)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand rows" -l no-mmap -d 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand rows" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand audit" -l allow -d 'Fingerprints of accepted findings, one per line (`#` starts a comment)' -r -F
@@ -332,6 +347,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand audit" -
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand audit" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand audit" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand audit" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand audit" -l wide -d 'Human output: print every line and text whole instead of fitting it to the terminal\'s width (`COLUMNS`, else the terminal\'s, else 120 columns)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand audit" -l no-mmap -d 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand audit" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand redact" -s o -l output -d 'Where to write the redacted copy (never the input)' -r -F
@@ -348,6 +364,7 @@ complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand redact" 
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand redact" -l json -d 'Machine output: one JSON document per input (NDJSON when several)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand redact" -l strict -d 'Treat any damage (torn last line, corrupt line, any warning) as fatal'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand redact" -s q -l quiet -d 'No warnings on stderr'
+complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand redact" -l wide -d 'Human output: print every line and text whole instead of fitting it to the terminal\'s width (`COLUMNS`, else the terminal\'s, else 120 columns)'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand redact" -l no-mmap -d 'Read files into memory instead of mapping them: for a session that another process may rewrite or truncate while it is read'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand redact" -s h -l help -d 'Print help'
 complete -c arcturn-inspect -n "__fish_arcturn_inspect_using_subcommand help; and not __fish_seen_subcommand_from tree path leaves show check query context export trace stats sessions grep diff rows audit redact help" -f -a "tree" -d 'Show the whole tree: branches, compactions, labels, the path to the latest entry'

@@ -44,6 +44,10 @@ pub struct Global {
     /// No warnings on stderr.
     #[arg(short, long, global = true)]
     pub quiet: bool,
+    /// Human output: print every line and text whole instead of fitting it to the
+    /// terminal's width (`COLUMNS`, else the terminal's, else 120 columns).
+    #[arg(long, global = true)]
+    pub wide: bool,
     /// Read files into memory instead of mapping them: for a session that another process
     /// may rewrite or truncate while it is read.
     #[arg(long, global = true)]

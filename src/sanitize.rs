@@ -173,20 +173,6 @@ pub fn stderr(colour: bool) -> Terminal<io::StderrLock<'static>> {
     Terminal::new(io::stderr().lock(), colour)
 }
 
-/// Cut text to at most `max` characters (terminal columns, roughly), adding `…`.
-pub fn truncate(s: &str, max: usize) -> Cow<'_, str> {
-    if max == 0 {
-        return Cow::Borrowed("");
-    }
-    match s.char_indices().nth(max) {
-        None => Cow::Borrowed(s),
-        Some(_) => {
-            let cut = s.char_indices().nth(max - 1).map(|(i, _)| i).unwrap_or(s.len());
-            Cow::Owned(format!("{}…", &s[..cut]))
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,11 +216,5 @@ mod tests {
         assert_eq!(through_terminal(b"\x1b[31", true), "\\e[31");
         assert_eq!(through_terminal(b"bad \xff\xe2\x80", false), "bad \\xff\\xe2\\x80");
         assert_eq!(through_terminal("plain é\n".as_bytes(), false), "plain é\n");
-    }
-
-    #[test]
-    fn truncates_on_char_boundaries() {
-        assert_eq!(truncate("日本語テキスト", 4), "日本語…");
-        assert_eq!(truncate("abc", 3), "abc");
     }
 }

@@ -1,7 +1,9 @@
-//! The `sessions` view: what each session file in a directory is, read from its first
-//! lines (header or meta, first prompt) and its last lines (latest activity) only. A file is
-//! never read whole unless it is small enough to fit in those two windows, so listing
-//! thousands of multi-megabyte sessions costs two small reads each.
+//! The `sessions` view: what each session file in a directory is. Title, creation time and
+//! latest activity come from the file's first lines (header or meta, first prompt) and last
+//! lines only. The entry count, tokens and cost come from one pass of the skimming
+//! decoder over every line (the decode `stats` runs, without the tree or the views) for
+//! files up to [`WHOLE_MAX`]; a bigger file is never read whole: its entries are estimated
+//! from the head and its usage is unknown.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -13,6 +15,7 @@ use crate::agents::Agent;
 use crate::format::{self, Decoded};
 use crate::model::{Format, Role};
 use crate::source::Source;
+use crate::stats::{self, Tokens};
 
 /// Bytes read from the start of a file; enough for the header and the first prompt.
 const HEAD: u64 = 64 << 10;
@@ -20,6 +23,10 @@ const HEAD: u64 = 64 << 10;
 const HEAD_MAX: u64 = 1 << 20;
 /// Bytes read from the end of a file for the last activity.
 const TAIL: u64 = 64 << 10;
+/// Files up to this size are read whole for exact entries, tokens and cost (the skimming
+/// decoder reads a few hundred MB/s a core: about 50 ms each); bigger ones are listed from
+/// their head and tail only, entries estimated and usage unknown.
+pub const WHOLE_MAX: u64 = 16 << 20;
 /// Characters of a first prompt kept as a title.
 const TITLE_CHARS: usize = 160;
 
@@ -59,10 +66,14 @@ pub struct SessionInfo {
     pub last_activity_ms: Option<i64>,
     pub last_activity_from: &'static str,
     pub size: u64,
-    /// Tree entries (arcturn entries, crab messages). Exact when the whole file was read
-    /// (small files); otherwise estimated from the head's line lengths.
+    /// Tree entries (arcturn entries, crab messages), counted over the whole file; estimated
+    /// from the head's line lengths for a file over [`WHOLE_MAX`] or one that could not be
+    /// read whole.
     pub entries: u64,
     pub entries_exact: bool,
+    /// File-scope usage (every model call once) and cost, as `stats` counts and prices them;
+    /// null when the file was not read whole.
+    pub usage: Option<Tokens>,
 }
 
 #[derive(Serialize, Clone, Debug)]
@@ -152,12 +163,20 @@ pub fn read_info(path: &Path, display: &str) -> Result<SessionInfo, String> {
         meta.modified().ok().and_then(|m| m.duration_since(std::time::UNIX_EPOCH).ok()).map(|d| d.as_millis() as i64)
     });
 
-    let (entries, exact) = if whole {
-        (d.entries.len() as u64, true)
+    let observed = format::decoder(fmt).observed;
+    let (entries, exact, usage) = if whole {
+        (d.entries.len() as u64, true, Some(stats::file_usage(&d.entries, &d.observations, observed)))
     } else {
-        // Scale the head's entries-per-byte to the whole file.
-        let per_byte = d.entries.len() as f64 / head_len.max(1) as f64;
-        ((per_byte * size as f64).round() as u64, false)
+        match (size <= WHOLE_MAX).then(|| whole_file(path, fmt)).flatten() {
+            Some((n, u)) => (n, true, Some(u)),
+            None => {
+                // Too big to read for a listing, or unreadable as a whole now (it shrank,
+                // or is being rewritten): scale the head's entries-per-byte to the whole
+                // file, and leave usage unknown (`stats` reads it all).
+                let per_byte = d.entries.len() as f64 / head_len.max(1) as f64;
+                ((per_byte * size as f64).round() as u64, false, None)
+            }
+        }
     };
     Ok(SessionInfo {
         file: display.to_string(),
@@ -176,7 +195,17 @@ pub fn read_info(path: &Path, display: &str) -> Result<SessionInfo, String> {
         size,
         entries,
         entries_exact: exact,
+        usage,
     })
+}
+
+/// Entries and file-scope usage from every line of the file, with the skimming decoder
+/// (`None` when the file cannot be read whole now).
+fn whole_file(path: &Path, fmt: Format) -> Option<(u64, Tokens)> {
+    let src = Source::open(path, crate::source::ReadOptions::default()).ok()?;
+    let d = format::decode(&src, Some(fmt), format::Detail::Full).ok()?;
+    let usage = stats::file_usage(&d.entries, &d.observations, format::decoder(fmt).observed);
+    Some((d.entries.len() as u64, usage))
 }
 
 fn read_at(f: &mut File, at: u64, len: u64) -> Result<Vec<u8>, String> {
@@ -232,8 +261,12 @@ mod tests {
         assert_eq!(info.title_source, TitleSource::Prompt);
         assert_eq!(info.created.as_deref(), Some("2026-11-02T09:00:00.000Z"));
         assert_eq!(info.last_activity.as_deref(), Some("2026-11-03T08:00:00.000Z"));
-        assert!(!info.entries_exact);
-        // 302 entries really; the estimate is from the head's density.
-        assert!((250..=360).contains(&info.entries), "{}", info.entries);
+        // The file is bigger than the head and tail windows; the count comes from every line:
+        // the user message, 300 labels and the last one.
+        assert!(info.entries_exact);
+        assert_eq!(info.entries, 302);
+        // Labels record no model call: zero tokens, no recorded cost.
+        let usage = info.usage.expect("read whole");
+        assert_eq!((usage.total, usage.cost), (0, None));
     }
 }

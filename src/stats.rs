@@ -109,6 +109,13 @@ impl<'a> Call<'a> {
     pub fn priced(usage: &'a Usage, provider: Option<&'a str>, model: Option<&'a str>, prices: &Prices) -> Call<'a> {
         Call { usage, cost: price::cost(usage, provider, model, prices), model }
     }
+
+    /// An observed call (crab `llm_call`): counted as recorded, priced on the part of the
+    /// prompt that is billed as input ([`crate::call_cost::billed_observed`]).
+    pub fn observed(usage: &'a Usage, provider: Option<&'a str>, model: Option<&'a str>, prices: &Prices) -> Call<'a> {
+        let billed = crate::call_cost::billed_observed(usage);
+        Call { usage, cost: price::cost(&billed, provider, model, prices), model }
+    }
 }
 
 /// Sums of dollar amounts pick up binary noise (`0.022600000000000002`); ten decimals is
@@ -203,6 +210,30 @@ impl Tokens {
         self.usage_overflow = over | o1 | o2;
         self.settle();
     }
+}
+
+/// File-scope usage of decoded records: every model call once (the assistant messages, or
+/// for a format whose usage lives on observations, its `llm_call` records), as
+/// [`SessionStats::of`] counts and prices them with the bundled price table.
+pub fn file_usage(
+    entries: &[crate::model::Entry<'_>],
+    observations: &[crate::model::Observation<'_>],
+    observed: bool,
+) -> Tokens {
+    let prices = Prices::bundled();
+    let mut usage = Tokens::default();
+    if observed {
+        for o in observations.iter().filter(|o| o.tag.as_ref() == "llm_call") {
+            let call = o.usage.as_ref().map(|u| Call::observed(u, o.provider.as_deref(), o.model.as_deref(), prices));
+            usage.call(call.as_ref());
+        }
+    } else {
+        for m in entries.iter().filter_map(|e| e.message.as_ref()).filter(|m| m.role == Role::Assistant) {
+            let call = m.usage.as_ref().map(|u| Call::priced(u, m.provider.as_deref(), m.model.as_deref(), prices));
+            usage.call(call.as_ref());
+        }
+    }
+    usage
 }
 
 #[derive(Serialize, Clone, Debug, PartialEq)]
@@ -634,13 +665,8 @@ impl SessionStats {
             }
             match o.tag.as_ref() {
                 "llm_call" if acc.admits(o.ts) => {
-                    let billed = o.usage.as_ref().map(crate::call_cost::billed_observed);
                     let (provider, model) = (o.provider.as_deref(), o.model.as_deref());
-                    let call = o.usage.as_ref().zip(billed.as_ref()).map(|(u, b)| Call {
-                        usage: u,
-                        cost: price::cost(b, provider, model, opts.prices),
-                        model,
-                    });
+                    let call = o.usage.as_ref().map(|u| Call::observed(u, provider, model, opts.prices));
                     acc.count(&mut usage, o.ts, provider, model, call.as_ref(), &[]);
                 }
                 "tool_call" if acc.admits(o.ts) => {

@@ -352,7 +352,7 @@ fn find(lookup: &HashTable<Ix>, keys: &[EntryKeys<'_>], k: &Key<'_>) -> Option<I
 pub fn quoted(id: &Id<'_>) -> String {
     match id {
         Id::Int(n) => n.to_string(),
-        Id::Str(s) => format!("\"{}\"", crate::sanitize::truncate(s, MAX_QUOTED_ID)),
+        Id::Str(s) => format!("\"{}\"", crate::render::fit::truncate(s, MAX_QUOTED_ID)),
     }
 }
 

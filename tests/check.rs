@@ -198,7 +198,8 @@ fn finding_details_from_the_readme() {
 
 #[test]
 fn human_output_groups_errors_then_warnings() {
-    let out = run(&["check", "--color", "never", "testdata/arcturn/damaged_tree.jsonl"]);
+    // One line per finding: --wide keeps long findings unwrapped.
+    let out = run(&["check", "--wide", "--color", "never", "testdata/arcturn/damaged_tree.jsonl"]);
     assert_eq!(out.code, 1);
     let lines: Vec<&str> = out.stdout.lines().collect();
     assert_eq!(lines.len(), 9, "8 findings and a summary:\n{}", out.stdout);

@@ -179,6 +179,7 @@ const ALLOWED_TAGS: &[&str] = &[
     "style",
     "body",
     "header",
+    "nav",
     "main",
     "footer",
     "h1",

@@ -8,6 +8,8 @@ use crate::cli::CheckArgs;
 use crate::error::Result;
 use crate::finding::Severity;
 use crate::format::Detail;
+use crate::render::fit;
+use crate::render::progress::Progress;
 use crate::render::{json, text, Palette};
 use crate::sanitize;
 use crate::session::Session;
@@ -18,8 +20,10 @@ pub fn run(ctx: &Ctx, a: &CheckArgs, out: &mut dyn Write) -> Result<Outcome> {
     let mut tally = Tally::default();
     let mut with_errors = 0;
     let mut with_warnings = 0;
+    let progress = Progress::new(ctx, files.len(), "files");
     for (i, f) in files.iter().enumerate() {
         let last = i + 1 == files.len();
+        progress.tick();
         let report = match Source::open(&f.path, ctx.read_options()).and_then(|src| {
             let src = if last { super::keep_until_exit(src) } else { &src };
             // The report needs the index and the findings, not the message bodies.
@@ -51,27 +55,29 @@ pub fn run(ctx: &Ctx, a: &CheckArgs, out: &mut dyn Write) -> Result<Outcome> {
         if ctx.global.json {
             json::write(out, &report, false).map_err(io_err)?;
         } else {
-            human(&report, &ctx.palette, ctx.global.quiet, out).map_err(io_err)?;
+            human(&report, &ctx.palette, ctx.global.quiet, ctx.width, out).map_err(io_err)?;
         }
     }
+    progress.finish();
     if !ctx.global.json && files.len() > 1 {
         let clean = tally.read - with_errors - with_warnings;
-        writeln!(
-            out,
+        let line = format!(
             "{} files checked: {} with errors, {} with warnings only, {} clean{}",
             tally.read,
             with_errors,
             with_warnings,
             clean,
             tally.summary_suffix()
-        )
-        .map_err(io_err)?;
+        );
+        for l in fit::wrap(&line, ctx.width, 4) {
+            writeln!(out, "{l}").map_err(io_err)?;
+        }
     }
     out.flush().map_err(io_err)?;
     tally.exit(with_errors > 0)
 }
 
-fn human(r: &Report, p: &Palette, quiet: bool, out: &mut dyn Write) -> std::io::Result<()> {
+fn human(r: &Report, p: &Palette, quiet: bool, width: usize, out: &mut dyn Write) -> std::io::Result<()> {
     let errors = r.count(Severity::Error);
     let warnings = r.count(Severity::Warning);
     for (sev, n) in [(Severity::Error, errors), (Severity::Warning, warnings)] {
@@ -79,19 +85,20 @@ fn human(r: &Report, p: &Palette, quiet: bool, out: &mut dyn Write) -> std::io::
             continue;
         }
         for f in r.findings.iter().filter(|f| f.severity == sev) {
-            writeln!(out, "{}", text::finding_line(&r.file, f, p))?;
+            for l in text::finding_lines(&r.file, f, p, width) {
+                writeln!(out, "{l}")?;
+            }
         }
     }
-    let verdict = if errors > 0 {
-        p.error("FAIL")
+    let (verdict, word) = if errors > 0 {
+        (p.error("FAIL"), "FAIL")
     } else if warnings > 0 {
-        p.warning("ok")
+        (p.warning("ok"), "ok")
     } else {
-        p.ok("ok")
+        (p.ok("ok"), "ok")
     };
-    writeln!(
-        out,
-        "{verdict} {}: {} error{}, {} warning{} ({} lines, {}{}, {})",
+    let summary = format!(
+        "{word} {}: {} error{}, {} warning{} ({} lines, {}{}, {})",
         sanitize::inline(&r.file),
         errors,
         if errors == 1 { "" } else { "s" },
@@ -102,5 +109,12 @@ fn human(r: &Report, p: &Palette, quiet: bool, out: &mut dyn Write) -> std::io::
         if r.entries == 0 { "no entries".to_string() } else { format!("{} entries", r.entries) },
         if r.observations > 0 { format!(", {} observations", r.observations) } else { String::new() },
         r.format
-    )
+    );
+    for (n, l) in fit::wrap(&summary, width, 4).into_iter().enumerate() {
+        match l.strip_prefix(word).filter(|_| n == 0) {
+            Some(rest) => writeln!(out, "{verdict}{rest}")?,
+            None => writeln!(out, "{l}")?,
+        }
+    }
+    Ok(())
 }

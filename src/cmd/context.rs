@@ -12,6 +12,7 @@ use crate::content::{Block, Image};
 use crate::context::{materialize, Context, Sent};
 use crate::error::Result;
 use crate::preview;
+use crate::render::fit;
 use crate::render::{json, Palette};
 use crate::sanitize;
 
@@ -47,17 +48,19 @@ struct Doc<'s> {
 }
 
 fn human(c: &Context, leaf_line: u32, p: &Palette, width: usize, out: &mut dyn Write) -> std::io::Result<()> {
-    writeln!(
+    let leaf =
+        fit::truncate(&sanitize::inline(&c.leaf.as_ref().map(|l| l.text()).unwrap_or_default()), 16).into_owned();
+    let rest = format!(
+        "(line {leaf_line}): {} message{} sent{}",
+        c.messages.len(),
+        if c.messages.len() == 1 { "" } else { "s" },
+        if c.skipped.is_empty() { String::new() } else { format!(", {} skipped", c.skipped.len()) }
+    );
+    fitted(
         out,
-        "{} {} {}",
-        p.bold("context at"),
-        p.id(sanitize::inline(&c.leaf.as_ref().map(|l| l.text()).unwrap_or_default())),
-        p.dim(format!(
-            "(line {leaf_line}): {} message{} sent{}",
-            c.messages.len(),
-            if c.messages.len() == 1 { "" } else { "s" },
-            if c.skipped.is_empty() { String::new() } else { format!(", {} skipped", c.skipped.len()) }
-        ))
+        width,
+        format!("{} {} {}", p.bold("context at"), p.id(&leaf), p.dim(&rest)),
+        &format!("context at {leaf} {rest}"),
     )?;
     for comp in &c.compactions {
         let who = match &comp.entry_id {
@@ -70,7 +73,9 @@ fn human(c: &Context, leaf_line: u32, p: &Palette, width: usize, out: &mut dyn W
         };
         let off =
             if comp.target_on_path { "" } else { " (its target is not on this path: everything before it folded)" };
-        writeln!(out, "  {}", p.compaction(format!("{who}{tokens}{off}")))?;
+        for l in fit::wrap(&format!("{who}{tokens}{off}"), width.saturating_sub(2), 2) {
+            writeln!(out, "  {}", p.compaction(l))?;
+        }
     }
     writeln!(out)?;
     for (n, m) in c.messages.iter().enumerate() {
@@ -85,12 +90,12 @@ fn human(c: &Context, leaf_line: u32, p: &Palette, width: usize, out: &mut dyn W
             out,
             "{} {} {}",
             p.warning("skipped"),
-            p.id(sanitize::inline(&sk.entry_id.text())),
-            p.dim(format!("(line {}): {}, not sent", sk.line, sk.reason))
+            p.id(fit::truncate(&sanitize::inline(&sk.entry_id.text()), 16)),
+            p.dim(fit::truncate(&format!("(line {}): {}, not sent", sk.line, sk.reason), width.saturating_sub(26)))
         )?;
     }
-    state_line("todos", &c.todos, p, out)?;
-    state_line("plan", &c.plan, p, out)?;
+    state_line("todos", &c.todos, p, width, out)?;
+    state_line("plan", &c.plan, p, width, out)?;
     let model = match (&c.model, &c.last_model) {
         (Value::Null, Some(m)) => Value::String(format!(
             "{}{} (last assistant message; no model state)",
@@ -99,36 +104,60 @@ fn human(c: &Context, leaf_line: u32, p: &Palette, width: usize, out: &mut dyn W
         )),
         (v, _) => v.clone(),
     };
-    state_line("model", &model, p, out)?;
+    state_line("model", &model, p, width, out)?;
     if !c.elided.is_empty() {
         let ids: Vec<String> = c.elided.iter().map(|i| sanitize::inline(i).into_owned()).collect();
-        writeln!(
-            out,
-            "{} {}",
-            p.bold("elided:"),
-            sanitize::truncate(&ids.join(", "), width.saturating_sub(8).max(20))
-        )?;
+        writeln!(out, "{} {}", p.bold("elided:"), fit::truncate(&ids.join(", "), width.saturating_sub(8)))?;
     }
     if !c.withheld_thinking.is_empty() {
-        writeln!(out, "{} {} assistant message(s)", p.bold("thinking withheld:"), c.withheld_thinking.len())?;
+        let n = c.withheld_thinking.len();
+        fitted(
+            out,
+            width,
+            format!("{} {n} assistant message(s)", p.bold("thinking withheld:")),
+            &format!("thinking withheld: {n} assistant message(s)"),
+        )?;
     }
-    writeln!(
+    let tokens = preview::tokens(c.estimated_tokens);
+    let note = format!("({} characters, ceil(chars / 4) per message)", c.estimated_chars);
+    fitted(
         out,
-        "{} ~{} tokens {}",
-        p.bold("estimated context:"),
-        preview::tokens(c.estimated_tokens),
-        p.dim(format!("({} characters, ceil(chars / 4) per message)", c.estimated_chars))
+        width,
+        format!("{} ~{tokens} tokens {}", p.bold("estimated context:"), p.dim(&note)),
+        &format!("estimated context: ~{tokens} tokens {note}"),
     )?;
     match c.recorded_tokens {
-        Some(r) => writeln!(
-            out,
-            "{} {} tokens {}",
-            p.bold("recorded context:"),
-            preview::tokens(r),
-            p.dim("(the last model call's size as the file records it; it also counts the system prompt and tool definitions, which the file does not hold)")
-        ),
-        None => writeln!(out, "{} {}", p.bold("recorded context:"), p.dim("(no model call on this path recorded its size)")),
+        Some(r) => {
+            let r = preview::tokens(r);
+            let note = "(the last model call's size as the file records it; it also counts the system prompt and tool definitions, which the file does not hold)";
+            fitted(
+                out,
+                width,
+                format!("{} {r} tokens {}", p.bold("recorded context:"), p.dim(note)),
+                &format!("recorded context: {r} tokens {note}"),
+            )
+        }
+        None => {
+            let note = "(no model call on this path recorded its size)";
+            fitted(
+                out,
+                width,
+                format!("{} {}", p.bold("recorded context:"), p.dim(note)),
+                &format!("recorded context: {note}"),
+            )
+        }
     }
+}
+
+/// `styled` when its text, `plain`, fits in `width` columns; else `plain` wrapped at spaces.
+fn fitted(out: &mut dyn Write, width: usize, styled: String, plain: &str) -> std::io::Result<()> {
+    if fit::width(plain) <= width {
+        return writeln!(out, "{styled}");
+    }
+    for l in fit::wrap(plain, width, 2) {
+        writeln!(out, "{l}")?;
+    }
+    Ok(())
 }
 
 fn message_row(n: usize, m: &Sent, p: &Palette, width: usize, out: &mut dyn Write) -> std::io::Result<()> {
@@ -138,7 +167,8 @@ fn message_row(n: usize, m: &Sent, p: &Palette, width: usize, out: &mut dyn Writ
         (None, None) => "-".into(),
     };
     let role = if m.synthetic { "summary".to_string() } else { m.role.clone() };
-    let role_cell = format!("{:<10}", sanitize::inline(&role));
+    let role_plain = fit::pad(&fit::truncate(&sanitize::inline(&role), 16), 10);
+    let role_cell = role_plain.clone();
     let role_cell = match role.as_str() {
         "summary" => p.compaction(&role_cell),
         "user" => p.user(&role_cell),
@@ -153,13 +183,16 @@ fn message_row(n: usize, m: &Sent, p: &Palette, width: usize, out: &mut dyn Writ
     }
     let text = describe(m);
     let tokens = format!("~{} tok", preview::tokens(m.tokens));
-    let used = 4 + 1 + id.chars().count() + 1 + 10 + 1 + tokens.len() + 2;
-    let room = width.saturating_sub(used + marks.iter().map(|s| s.len() + 1).sum::<usize>()).max(16);
+    let id = fit::truncate(&sanitize::inline(&id), 16).into_owned();
+    let used = 4 + 1 + fit::width(&id) + 1 + fit::width(&role_plain) + 1 + tokens.len() + 2;
+    let room = width.saturating_sub(used + marks.iter().map(|s| fit::width(s) + 1).sum::<usize>());
     let text = sanitize::inline(&text);
-    let text = sanitize::truncate(&text, room);
+    let text = fit::truncate(&text, room);
     let text = if m.elided { p.warning(&text) } else { text.into_owned() };
-    let marks = if marks.is_empty() { String::new() } else { format!("{} ", p.warning(marks.join(" "))) };
-    writeln!(out, "{:>4} {} {role_cell} {marks}{text}  {}", n, p.id(sanitize::inline(&id)), p.dim(tokens))
+    let marks = marks.join(" ");
+    let marks = fit::truncate(&marks, width.saturating_sub(used + 1)).into_owned();
+    let marks = if marks.is_empty() { String::new() } else { format!("{} ", p.warning(marks)) };
+    writeln!(out, "{:>4} {} {role_cell} {marks}{text}  {}", n, p.id(&id), p.dim(tokens))
 }
 
 /// A one-line account of a message's content as sent.
@@ -201,11 +234,12 @@ fn first_line(t: &str) -> String {
     }
 }
 
-fn state_line(name: &str, v: &Value, p: &Palette, out: &mut dyn Write) -> std::io::Result<()> {
+fn state_line(name: &str, v: &Value, p: &Palette, width: usize, out: &mut dyn Write) -> std::io::Result<()> {
     let label = p.bold(format!("{name}:"));
+    let room = width.saturating_sub(name.len() + 2);
     match v {
         Value::Null => writeln!(out, "{label} {}", p.dim("(none)")),
-        Value::String(s) => writeln!(out, "{label} {}", sanitize::inline(s)),
+        Value::String(s) => writeln!(out, "{label} {}", fit::truncate(&sanitize::inline(s), room)),
         Value::Array(items) if name == "todos" => {
             writeln!(out, "{label}")?;
             for t in items {
@@ -218,15 +252,21 @@ fn state_line(name: &str, v: &Value, p: &Palette, out: &mut dyn Write) -> std::i
                     .unwrap_or_else(|| t.to_string());
                 let done = t.get("done").and_then(Value::as_bool).unwrap_or(false)
                     || t.get("status").and_then(Value::as_str) == Some("completed");
-                writeln!(out, "  [{}] {}", if done { "x" } else { " " }, sanitize::inline(&text))?;
+                let text = sanitize::inline(&text);
+                writeln!(
+                    out,
+                    "  [{}] {}",
+                    if done { "x" } else { " " },
+                    fit::truncate(&text, width.saturating_sub(6))
+                )?;
             }
             Ok(())
         }
         Value::Object(o) if name == "model" && o.contains_key("id") => {
             let prov = o.get("provider").and_then(Value::as_str).map(|p| format!("{p}/")).unwrap_or_default();
             let id = o.get("id").and_then(Value::as_str).unwrap_or("?");
-            writeln!(out, "{label} {}", sanitize::inline(&format!("{prov}{id}")))
+            writeln!(out, "{label} {}", fit::truncate(&sanitize::inline(&format!("{prov}{id}")), room))
         }
-        other => writeln!(out, "{label} {}", sanitize::inline(&other.to_string())),
+        other => writeln!(out, "{label} {}", fit::truncate(&sanitize::inline(&other.to_string()), room)),
     }
 }

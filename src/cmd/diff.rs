@@ -12,7 +12,7 @@ use crate::diff::{diff, Diff, Relation, Side};
 use crate::error::Result;
 use crate::model::{Id, Kind, Role};
 use crate::preview;
-use crate::render::{json, Palette};
+use crate::render::{fit, json, Palette};
 use crate::sanitize;
 use crate::session::Session;
 use crate::stats::Tokens;
@@ -129,7 +129,9 @@ fn human(s: &Session<'_>, d: &Diff, p: &Palette, width: usize, out: &mut dyn Wri
         None => writeln!(out, "{} none", p.dim("ancestor"))?,
     }
     if let Some(n) = note {
-        writeln!(out, "{}", p.dim(n))?;
+        for l in fit::wrap(n, width, 2) {
+            writeln!(out, "{}", p.dim(l))?;
+        }
     }
     if !d.rows.is_empty() {
         // Two columns and a three-character gutter: `=` a retried prompt, `|` both sides
@@ -150,7 +152,7 @@ fn human(s: &Session<'_>, d: &Diff, p: &Palette, width: usize, out: &mut dyn Wri
         }
     }
     writeln!(out)?;
-    totals(d, p, out)
+    totals(d, p, width, out)
 }
 
 fn header(name: &str, x: &Side) -> String {
@@ -162,11 +164,11 @@ fn header(name: &str, x: &Side) -> String {
 fn cell(s: &Session<'_>, i: Ix, p: &Palette, width: usize) -> String {
     let e = s.entry(i);
     let d = preview::describe_at(s, i);
-    let id = sanitize::truncate(&sanitize::inline(&e.id.short()), 8).into_owned();
+    let id = crate::render::fit::truncate(&sanitize::inline(&e.id.short()), 8).into_owned();
     let rest = format!(" {:<10} {}", sanitize::inline(&d.label), sanitize::inline(&d.text));
-    let room = width.saturating_sub(id.chars().count());
-    let rest = sanitize::truncate(&rest, room).into_owned();
-    let pad = room.saturating_sub(rest.chars().count());
+    let room = width.saturating_sub(crate::render::fit::width(&id));
+    let rest = crate::render::fit::truncate(&rest, room).into_owned();
+    let pad = room.saturating_sub(crate::render::fit::width(&rest));
     let rest = match (e.kind, e.message.as_ref().map(|m| m.role)) {
         (Kind::Message, Some(Role::User)) => p.user(&rest),
         _ if d.alert => p.error(&rest),
@@ -175,7 +177,7 @@ fn cell(s: &Session<'_>, i: Ix, p: &Palette, width: usize) -> String {
     format!("{}{rest}{}", p.id(id), " ".repeat(pad))
 }
 
-fn totals(d: &Diff, p: &Palette, out: &mut dyn Write) -> io::Result<()> {
+fn totals(d: &Diff, p: &Palette, width: usize, out: &mut dyn Write) -> io::Result<()> {
     let unknown = "unknown";
     let usage = |x: &Side, f: fn(&Tokens) -> u64| x.usage.as_ref().map_or(unknown.to_string(), |u| thousands(f(u)));
     let cost = |x: &Side| match x.usage.as_ref().map(|u| u.cost) {
@@ -200,11 +202,10 @@ fn totals(d: &Diff, p: &Palette, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "{} {a:>14} {b:>14}", p.dim(format!("{name:<12}")))?;
     }
     if d.a.usage.is_none() {
-        writeln!(
-            out,
-            "{}",
-            p.dim("usage is recorded per run in this format, not per entry: a branch's share is unknown")
-        )?;
+        let note = "usage is recorded per run in this format, not per entry: a branch's share is unknown";
+        for l in fit::wrap(note, width, 2) {
+            writeln!(out, "{}", p.dim(l))?;
+        }
     }
     Ok(())
 }

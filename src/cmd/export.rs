@@ -3,7 +3,7 @@
 //! `--force`). Nothing is ever written to the session file or into its directory.
 
 use std::fs::{self, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use super::{io_err, Ctx, Outcome};
@@ -28,7 +28,10 @@ pub fn run(ctx: &Ctx, a: &ExportArgs, out: &mut dyn Write) -> Result<Outcome> {
     // An empty or header-only file exports as an empty transcript that says so.
     let target = if s.entries.is_empty() && a.id.is_none() { None } else { Some(s.target(a.id.as_deref())?) };
     let ext = if a.html { "html" } else { "md" };
-    let dest = match (&a.output, a.auto_name) {
+    // HTML is no use on a terminal: it goes to a file named as -O names it, and stderr says
+    // where (README "export").
+    let auto_name = a.auto_name || (a.html && a.output.is_none() && io::stdout().is_terminal());
+    let dest = match (&a.output, auto_name) {
         (Some(p), _) => Some((PathBuf::from(p), true)),
         (None, true) => {
             let created = s.created().ok_or_else(|| {
@@ -54,7 +57,14 @@ pub fn run(ctx: &Ctx, a: &ExportArgs, out: &mut dyn Write) -> Result<Outcome> {
         None => out.write_all(doc.as_bytes()).map_err(io_err)?,
         Some((path, overwrite)) => {
             write_file(&path, doc.as_bytes(), overwrite, src)?;
-            ctx.note(&format!("wrote {} ({} bytes)", sanitize::inline(&path.to_string_lossy()), doc.len()));
+            // Said even under -q: the file is the command's whole output.
+            let mut err = ctx.stderr();
+            let _ = writeln!(
+                err,
+                "arcturn-inspect: wrote {} ({} bytes)",
+                sanitize::inline(&path.to_string_lossy()),
+                doc.len()
+            );
         }
     }
     ctx.finish(s)

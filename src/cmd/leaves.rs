@@ -34,18 +34,20 @@ pub fn run(ctx: &Ctx, a: &FileArg, out: &mut dyn Write) -> Result<Outcome> {
         writeln!(out, "no entries").map_err(io_err)?;
     } else {
         let p = &ctx.palette;
+        // The depth column is as wide as the deepest leaf needs.
+        let digits = leaves.iter().map(|&i| s.tree.depth(i).to_string().len()).max().unwrap_or(1);
         for &i in &leaves {
             let is_latest = Some(i) == latest;
+            let depth = format!("depth {:>digits$}", s.tree.depth(i));
             let row = text::entry_row(
                 &s,
                 i,
                 &preview::describe_at(&s, i),
                 p,
                 ctx.width,
-                16 + if is_latest { 9 } else { 0 },
+                depth.len() + 2 + if is_latest { 9 } else { 0 },
                 false,
             );
-            let depth = format!("depth {:>6}", s.tree.depth(i));
             let tail = if is_latest { format!(" {}", p.marker("◀ latest")) } else { String::new() };
             writeln!(out, "{}  {row}{tail}", p.dim(depth)).map_err(io_err)?;
         }

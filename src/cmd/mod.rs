@@ -62,7 +62,8 @@ impl Ctx {
         // JSON is never coloured.
         let palette = Palette::new(!global.json && palette::enabled(global.color, io::stdout().is_terminal()));
         let err_palette = Palette::new(palette::enabled(global.color, io::stderr().is_terminal()));
-        Ctx { global, palette, err_palette, width: render::width() }
+        let width = if global.wide { render::UNLIMITED } else { render::width() };
+        Ctx { global, palette, err_palette, width }
     }
 
     pub fn format(&self) -> Option<Format> {
@@ -344,6 +345,9 @@ pub fn keep_until_exit(src: Source) -> &'static Source {
 /// passes unchanged to a pipe or file (`query -r` must give scripts the raw text), but
 /// goes through the writer too when stdout is a terminal.
 pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
+    if let Some(msg) = unsupported(&cli.command, &cli.global) {
+        return Err(Error::Usage(msg));
+    }
     let ctx = Ctx::new(cli.global);
     let for_programs =
         ctx.global.json || matches!(cli.command, Command::Query(_) | Command::Export(_) | Command::Rows(_));
@@ -374,6 +378,53 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
     }?;
     out.flush().map_err(|e| Error::Io { path: "<stdout>".into(), source: e })?;
     Ok(outcome)
+}
+
+/// Global flags a command has no use for, and why: such a flag is refused (exit 2) rather
+/// than silently ignored, so that `export --json` never looks like it worked. README
+/// "Global options" lists the same table.
+pub const UNSUPPORTED: &[(&str, &[&str], &str)] = &[
+    ("--json", &["export"], "export writes Markdown or HTML; use --html, or `query` for JSON"),
+    ("--wide", &["show", "query", "export", "rows", "redact"], "this command's output is never fitted to the terminal"),
+    ("--strict", &["sessions"], "sessions lists files and reports no damage; run `check --strict` on them"),
+    ("--input-format", &["sessions"], "sessions detects each file's format on its own"),
+];
+
+/// The message for the first global flag in [`UNSUPPORTED`] that `command` was given.
+fn unsupported(command: &Command, g: &Global) -> Option<String> {
+    let name = command_name(command);
+    UNSUPPORTED.iter().find_map(|&(flag, commands, why)| {
+        let given = match flag {
+            "--json" => g.json,
+            "--wide" => g.wide,
+            "--strict" => g.strict,
+            "--input-format" => g.input_format.is_some(),
+            _ => false,
+        };
+        (given && commands.contains(&name)).then(|| format!("{name} does not take {flag}: {why}"))
+    })
+}
+
+/// The subcommand's name as typed.
+fn command_name(command: &Command) -> &'static str {
+    match command {
+        Command::Tree(_) => "tree",
+        Command::Path(_) => "path",
+        Command::Leaves(_) => "leaves",
+        Command::Show(_) => "show",
+        Command::Check(_) => "check",
+        Command::Query(_) => "query",
+        Command::Context(_) => "context",
+        Command::Export(_) => "export",
+        Command::Trace(_) => "trace",
+        Command::Stats(_) => "stats",
+        Command::Sessions(_) => "sessions",
+        Command::Grep(_) => "grep",
+        Command::Diff(_) => "diff",
+        Command::Rows(_) => "rows",
+        Command::Audit(_) => "audit",
+        Command::Redact(_) => "redact",
+    }
 }
 
 /// What `arcturn-inspect` with no arguments prints (on stderr, like jq and ripgrep do with a

@@ -113,7 +113,7 @@ pub fn run(ctx: &Ctx, a: &QueryArgs, out: &mut dyn Write) -> Result<Outcome> {
                     None => String::new(),
                 };
                 // Errors quote the value at fault, which can be a whole message.
-                let line = format!("{at}error: {}", sanitize::truncate(message, 300));
+                let line = format!("{at}error: {}", crate::render::fit::truncate(message, 300));
                 let _ = writeln!(ctx.stderr(), "arcturn-inspect: {}", sanitize::inline(&line));
             },
         )

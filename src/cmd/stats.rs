@@ -3,13 +3,12 @@
 //! bounded by the largest file, not the directory. `--max-tokens` / `--max-cost` turn it into
 //! a CI gate (exit 1).
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
 
-use comfy_table::{CellAlignment, ColumnConstraint, ContentArrangement, Table, Width};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use crate::render::fit;
+use crate::render::progress::Progress;
+use crate::render::table::Grid as Table;
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -24,9 +23,6 @@ use crate::session::Session;
 use crate::source::{ReadOptions, Source};
 use crate::stats::{ContextSource, Options, SessionStats, Tokens, Total};
 use crate::time::{self, format_duration, format_minutes, End, Period};
-
-/// The progress bar appears only once the work has taken this long.
-const PROGRESS_AFTER: Duration = Duration::from_millis(400);
 
 /// What became of one input.
 struct Loaded {
@@ -53,7 +49,7 @@ pub fn run(ctx: &Ctx, a: &StatsArgs, out: &mut dyn Write) -> Result<Outcome> {
     let report = options(a, prices)?;
     let files = ctx.expand(&a.files)?;
     let opts = ctx.read_options();
-    let progress = Progress::new(files.len());
+    let progress = Progress::new(ctx, files.len(), "sessions");
     let loaded: Vec<Loaded> = files
         .par_iter()
         .map(|f| {
@@ -215,40 +211,6 @@ fn subagents(
 
 fn error_line(e: &Error) -> String {
     format!("arcturn-inspect: {}", sanitize::inline(&e.to_string()))
-}
-
-/// A progress bar on stderr, only on a terminal and only once the work is not instant.
-struct Progress {
-    bar: Option<ProgressBar>,
-    start: Instant,
-    shown: AtomicBool,
-}
-
-impl Progress {
-    fn new(len: usize) -> Progress {
-        let bar = (len > 1 && io::stderr().is_terminal()).then(|| {
-            let b = ProgressBar::with_draw_target(Some(len as u64), ProgressDrawTarget::hidden());
-            if let Ok(style) = ProgressStyle::with_template("{spinner} {pos}/{len} sessions {wide_bar} {eta}") {
-                b.set_style(style);
-            }
-            b
-        });
-        Progress { bar, start: Instant::now(), shown: AtomicBool::new(false) }
-    }
-
-    fn tick(&self) {
-        let Some(b) = &self.bar else { return };
-        b.inc(1);
-        if self.start.elapsed() > PROGRESS_AFTER && !self.shown.swap(true, Ordering::Relaxed) {
-            b.set_draw_target(ProgressDrawTarget::stderr());
-        }
-    }
-
-    fn finish(&self) {
-        if let Some(b) = &self.bar {
-            b.finish_and_clear();
-        }
-    }
 }
 
 /// `stats --by X --json`: one row per key, then the total.
@@ -430,7 +392,7 @@ fn human(ctx: &Ctx, a: &StatsArgs, sessions: &[SessionStats], total: &Total, out
     match (a.by, sessions) {
         (None, [one]) => return single(one, p, w, out),
         (Some(StatsBy::Model), _) => {
-            title(out, p, "Usage by model", "file scope, all inputs")?;
+            title(out, p, w, "Usage by model", "file scope, all inputs")?;
             writeln!(out, "{}", models_table(&total.by_model, &total.usage, w))?;
         }
         (
@@ -447,11 +409,11 @@ fn human(ctx: &Ctx, a: &StatsArgs, sessions: &[SessionStats], total: &Total, out
                 StatsBy::Tool => "calls that ran; usage of the model calls that issued them (a call issuing several tools counts in each row)".to_string(),
                 _ => "file scope, all inputs".to_string(),
             };
-            title(out, p, &format!("Usage by {}", by.name()), &note)?;
+            title(out, p, w, &format!("Usage by {}", by.name()), &note)?;
             writeln!(out, "{}", rows_table(by, &rows(by, sessions, total), &total.usage, w))?;
         }
         (Some(StatsBy::Session) | None, _) => {
-            title(out, p, "Sessions", "usage in file scope: every entry of every branch")?;
+            title(out, p, w, "Sessions", "usage in file scope: every entry of every branch")?;
             writeln!(out, "{}", sessions_table(sessions, total, w))?;
         }
     }
@@ -469,34 +431,33 @@ fn human(ctx: &Ctx, a: &StatsArgs, sessions: &[SessionStats], total: &Total, out
     if let (Some(f), Some(l)) = (&total.first, &total.last) {
         facts.push(format!("{} → {}", &f[..16].replace('T', " "), &l[..16].replace('T', " ")));
     }
-    writeln!(out, "{}", p.dim(facts.join(" · ")))
+    for l in fit::wrap_parts(&facts, " · ", w, 2) {
+        writeln!(out, "{}", p.dim(l))?;
+    }
+    Ok(())
 }
 
-fn title(out: &mut dyn Write, p: &Palette, t: &str, note: &str) -> io::Result<()> {
-    writeln!(out, "{} {}", p.bold(t), p.dim(format!("({note})")))
-}
-
-/// No borders, a rule under the header: the densest layout that stays readable, which
-/// matters for the wide per-session table.
-const RULE_UNDER_HEADER: &str = "     ─             ";
-
-fn table(width: usize, header: &[&str]) -> Table {
-    let mut t = Table::new();
-    t.load_preset(RULE_UNDER_HEADER)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_width(width.min(u16::MAX as usize) as u16)
-        .set_header(header.to_vec());
-    t
-}
-
-/// Right-align every column from `from` on (the numbers).
-fn numeric(t: &mut Table, from: usize) {
-    let n = t.column_count();
-    for i in from..n {
-        if let Some(c) = t.column_mut(i) {
-            c.set_cell_alignment(CellAlignment::Right);
+/// `Title (note)`, the note wrapped at spaces to `w` columns.
+fn title(out: &mut dyn Write, p: &Palette, w: usize, t: &str, note: &str) -> io::Result<()> {
+    let lines = fit::wrap(&format!("{t} ({note})"), w, 2);
+    for (i, l) in lines.iter().enumerate() {
+        match l.strip_prefix(t).filter(|_| i == 0) {
+            Some(rest) => writeln!(out, "{}{}", p.bold(t), p.dim(rest))?,
+            None => writeln!(out, "{}", p.dim(l))?,
         }
     }
+    Ok(())
+}
+
+/// A table fitted to `width` columns (render::table: numbers whole, names cut, stacked
+/// when even the numbers do not fit).
+fn table(width: usize, header: &[&str]) -> Table {
+    Table::new(width, header)
+}
+
+/// Every column from `from` on holds numbers.
+fn numeric(t: &mut Table, from: usize) {
+    t.numeric(from);
 }
 
 fn usage_cells(u: &Tokens) -> Vec<String> {
@@ -560,9 +521,19 @@ fn single(s: &SessionStats, p: &Palette, w: usize, out: &mut dyn Write) -> io::R
     if let (Some(f), Some(l)) = (s.first_ms, s.last_ms) {
         head.push(format!("{} → {} ({})", format_minutes(f), format_minutes(l), format_duration((l - f) as u64)));
     }
-    writeln!(out, "{}  {}", p.bold(sanitize::inline(&s.file)), p.dim(head.join(" · ")))?;
+    let file = sanitize::inline(&s.file);
+    let facts = head.join(" · ");
+    if fit::width(&file) + 2 + fit::width(&facts) <= w {
+        writeln!(out, "{}  {}", p.bold(&file), p.dim(facts))?;
+    } else {
+        writeln!(out, "{}", p.bold(fit::truncate_start(&file, w)))?;
+        for l in fit::wrap_parts(&head, " · ", w.saturating_sub(2), 0) {
+            writeln!(out, "  {}", p.dim(l))?;
+        }
+    }
     if let Some(f) = &s.forked_from {
-        writeln!(out, "{}", p.dim(format!("forked from {}", sanitize::inline(f))))?;
+        let line = format!("forked from {}", sanitize::inline(f));
+        writeln!(out, "{}", p.dim(fit::truncate_start(&line, w)))?;
     }
     writeln!(out)?;
 
@@ -571,7 +542,7 @@ fn single(s: &SessionStats, p: &Palette, w: usize, out: &mut dyn Write) -> io::R
     } else {
         "file: every entry of every branch · branch: the path to the latest entry · context: what the model is sent at the tip"
     };
-    title(out, p, "Tokens", scopes)?;
+    title(out, p, w, "Tokens", scopes)?;
     let mut head: Vec<&str> = vec!["scope"];
     head.extend(USAGE_HEAD);
     let mut t = table(w, &head);
@@ -579,9 +550,13 @@ fn single(s: &SessionStats, p: &Palette, w: usize, out: &mut dyn Write) -> io::R
     row.extend(usage_cells(&s.usage));
     t.add_row(row);
     let mut row = vec!["branch".to_string()];
+    let mut notes: Vec<String> = Vec::new();
     match &s.branch.usage {
         Some(u) => row.extend(usage_cells(u)),
-        None => row.extend(["(not separable: crab records usage per run, and this file has branches)".to_string()]),
+        None => {
+            row.extend(USAGE_HEAD.iter().map(|_| "-".to_string()));
+            notes.push("branch: not separable (crab records usage per run, and this file has branches)".into());
+        }
     }
     t.add_row(row);
     if let Some(sa) = &s.subagents {
@@ -593,13 +568,15 @@ fn single(s: &SessionStats, p: &Palette, w: usize, out: &mut dyn Write) -> io::R
         t.add_row(row);
     }
     // Two context figures: what the file recorded for the last call, and the `context`
-    // command's estimate at the same leaf (it cannot see the system prompt and tools).
+    // command's estimate at the same leaf (it cannot see the system prompt and tools). Their
+    // notes go under the table, wrapped, so the number columns keep their width.
     let figure = |n: Option<u64>| n.map(thousands).unwrap_or_else(|| "-".into());
     let mut context_row = |scope: &str, total: String, note: &str| {
         let mut row = vec![scope.to_string()];
         row.extend(std::iter::repeat_n(String::new(), 5));
-        row.extend([total, note.to_string()]);
+        row.extend([total, String::new()]);
         t.add_row(row);
+        notes.push(format!("{}: {note}", scope.trim()));
     };
     match s.context.source {
         ContextSource::LastCall | ContextSource::Compaction => {
@@ -618,9 +595,14 @@ fn single(s: &SessionStats, p: &Palette, w: usize, out: &mut dyn Write) -> io::R
     }
     numeric(&mut t, 1);
     writeln!(out, "{t}")?;
+    for n in notes {
+        for l in fit::wrap(&n, w.saturating_sub(1), 2) {
+            writeln!(out, " {}", p.dim(l))?;
+        }
+    }
 
     writeln!(out)?;
-    title(out, p, "Messages", "by role")?;
+    title(out, p, w, "Messages", "by role")?;
     let mut t = table(w, &["role", "file", "branch"]);
     let (f, b) = (&s.messages, &s.branch.messages);
     for (role, x, y) in [
@@ -640,13 +622,13 @@ fn single(s: &SessionStats, p: &Palette, w: usize, out: &mut dyn Write) -> io::R
 
     if !s.by_model.is_empty() {
         writeln!(out)?;
-        title(out, p, "Usage by model", "file scope")?;
+        title(out, p, w, "Usage by model", "file scope")?;
         writeln!(out, "{}", models_table(&s.by_model, &s.usage, w))?;
     }
 
     if !s.tool_calls.is_empty() {
         writeln!(out)?;
-        title(out, p, "Tool calls", "calls that ran, by tool")?;
+        title(out, p, w, "Tool calls", "calls that ran, by tool")?;
         writeln!(out, "{}", tools_table(&s.tool_calls, w))?;
     }
 
@@ -688,9 +670,11 @@ fn single(s: &SessionStats, p: &Palette, w: usize, out: &mut dyn Write) -> io::R
         lines.push(format!("{} tool result{} offloaded to a file", s.offloaded, plural(s.offloaded)));
     }
     lines.push(format!("{} lea{}, max depth {}", s.leaves, if s.leaves == 1 { "f" } else { "ves" }, s.max_depth));
-    title(out, p, "Context and branches", "compaction, editing, offloading, tree shape")?;
+    title(out, p, w, "Context and branches", "compaction, editing, offloading, tree shape")?;
     for l in lines {
-        writeln!(out, "  {l}")?;
+        for l in fit::wrap(&l, w.saturating_sub(2), 2) {
+            writeln!(out, "  {l}")?;
+        }
     }
     Ok(())
 }
@@ -801,13 +785,6 @@ fn sessions_table(sessions: &[SessionStats], total: &Total, w: usize) -> Table {
         t.add_row(row);
     }
     numeric(&mut t, 1);
-    // Names are what the rows are for: never squeeze them below a readable width.
-    let longest = sessions.iter().map(|s| s.file.len() - prefix.min(s.file.len())).max().unwrap_or(0);
-    if let Some(c) = t.column_mut(0) {
-        c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(
-            longest.clamp(8, (w / 4).clamp(8, 40)) as u16 + 2,
-        )));
-    }
     t
 }
 

@@ -11,6 +11,7 @@ use crate::cli::TraceArgs;
 use crate::error::{Error, Result};
 use crate::model::Format;
 use crate::preview::tokens;
+use crate::render::fit;
 use crate::render::{json, Palette};
 use crate::sanitize;
 use crate::source::Source;
@@ -18,7 +19,13 @@ use crate::time::format_duration;
 use crate::trace::{self, Detail, Run, Span, SpanKind, SpanOutcome, Status, Trace};
 
 /// Width of the time bar, in cells.
+/// Cells of a span's time bar on a wide terminal; narrower ones get fewer.
 const BAR: usize = 24;
+
+/// Bar cells for a line of `width` columns: the bar gives way to the text first.
+fn bar_cells(width: usize) -> usize {
+    (width.saturating_sub(40) / 4).clamp(8, BAR)
+}
 
 pub fn run(ctx: &Ctx, a: &TraceArgs, out: &mut dyn Write) -> Result<Outcome> {
     let files = ctx.expand(&a.files)?;
@@ -125,11 +132,13 @@ fn human(
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
     let sum = t.summary();
-    let mut head = format!("{} ({format})", p.bold(sanitize::inline(file)));
-    if let Some(Value::String(leaf)) = &t.leaf {
-        head.push_str(&p.dim(format!(" branch to {}", sanitize::inline(&leaf.chars().take(8).collect::<String>()))));
-    }
-    writeln!(out, "{head}")?;
+    let branch = match &t.leaf {
+        Some(Value::String(leaf)) => format!(" branch to {}", fit::truncate(&sanitize::inline(leaf), 8)),
+        _ => String::new(),
+    };
+    let room = width.saturating_sub(fit::width(&format!(" ({format}){branch}")));
+    let file = fit::truncate_start(&sanitize::inline(file), room).into_owned();
+    writeln!(out, "{} ({format}){}", p.bold(file), p.dim(branch))?;
     if t.runs.is_empty() {
         let why = match (a.errors, a.run.is_some()) {
             (true, _) => "no run has a failing span",
@@ -141,7 +150,10 @@ fn human(
     }
     // One name column for the whole trace, so bars line up from run to run.
     let spans = t.runs.iter().flat_map(|r| &r.spans);
-    let name_w = spans.map(|sp| span_name(sp).chars().count()).max().unwrap_or(0).clamp(16, 40);
+    // At most a quarter of the line (40 columns on a wide terminal), all of it with --wide.
+    let cap = if width >= crate::render::UNLIMITED { usize::MAX } else { (width / 4).clamp(12, 40) };
+    let name_w =
+        spans.map(|sp| fit::width(&sanitize::inline(&span_name(sp)))).max().unwrap_or(0).clamp(12.min(cap), cap);
     for r in &t.runs {
         run_block(r, name_w, p, width, out)?;
     }
@@ -158,12 +170,18 @@ fn human(
     parts.push(format!("{} tool call{}", sum.tool_calls, if sum.tool_calls == 1 { "" } else { "s" }));
     parts.push(usage_text(&sum.usage));
     parts.push(format_duration(sum.duration_ms));
-    let errors = if sum.errors > 0 {
-        format!(" · {}", p.error(format!("{} failing span{}", sum.errors, if sum.errors == 1 { "" } else { "s" })))
-    } else {
-        String::new()
-    };
-    writeln!(out, "{}{errors}", p.bold(format!("session: {}", parts.join(" · "))))
+    parts[0].insert_str(0, "session: ");
+    let failing = format!("{} failing span{}", sum.errors, if sum.errors == 1 { "" } else { "s" });
+    if sum.errors > 0 {
+        parts.push(failing.clone());
+    }
+    for l in fit::wrap_parts(&parts, " · ", width, 2) {
+        match l.strip_suffix(failing.as_str()).filter(|_| sum.errors > 0) {
+            Some(before) => writeln!(out, "{}{}", p.bold(before), p.error(&failing))?,
+            None => writeln!(out, "{}", p.bold(l))?,
+        }
+    }
+    Ok(())
 }
 
 fn usage_text(u: &crate::model::Usage) -> String {
@@ -177,6 +195,14 @@ fn usage_text(u: &crate::model::Usage) -> String {
     s
 }
 
+fn status_word(s: Status) -> &'static str {
+    match s {
+        Status::Complete => "complete",
+        Status::Interrupted => "interrupted",
+        Status::Open => "open",
+    }
+}
+
 fn run_block(r: &Run, name_w: usize, p: &Palette, width: usize, out: &mut dyn Write) -> std::io::Result<()> {
     let id = match &r.run_id {
         Value::String(s) => s.chars().take(12).collect(),
@@ -184,13 +210,16 @@ fn run_block(r: &Run, name_w: usize, p: &Palette, width: usize, out: &mut dyn Wr
         v => v.to_string(),
     };
     let status = match r.status {
-        Status::Complete => p.ok("complete"),
-        Status::Interrupted => p.warning("interrupted"),
-        Status::Open => p.warning("open"),
+        Status::Complete => p.ok(status_word(r.status)),
+        Status::Interrupted | Status::Open => p.warning(status_word(r.status)),
     };
-    let mut line = format!("run {} {status}", p.id(sanitize::inline(&id)));
-    if let Some(sr) = &r.stop_reason {
-        line.push_str(&p.dim(format!(" ({})", sanitize::inline(sr))));
+    let id = fit::truncate(&sanitize::inline(&id), 16).into_owned();
+    let stop = r.stop_reason.as_ref().map(|sr| format!(" ({})", fit::truncate(&sanitize::inline(sr), 24)));
+    let mut line = format!("run {} {status}", p.id(&id));
+    let mut plain = format!("run {id} {}", status_word(r.status));
+    if let Some(stop) = &stop {
+        line.push_str(&p.dim(stop));
+        plain.push_str(stop);
     }
     let mut facts = vec![r.duration_ms.map(format_duration).unwrap_or_else(|| "?".into())];
     facts.push(format!("{} llm", r.llm_calls));
@@ -201,9 +230,9 @@ fn run_block(r: &Run, name_w: usize, p: &Palette, width: usize, out: &mut dyn Wr
     if let Some(c) = r.cost {
         facts.push(format!("${c:.4}"));
     }
-    line.push_str(&format!("  {}", facts.join(" · ")));
+    let failed = format!("{} failed", r.errors);
     if r.errors > 0 {
-        line.push_str(&format!(" · {}", p.error(format!("{} failed", r.errors))));
+        facts.push(failed.clone());
     }
     let mismatch = [("llm", r.recorded_llm_calls, r.llm_calls), ("tool", r.recorded_tool_calls, r.tool_calls)]
         .into_iter()
@@ -211,13 +240,24 @@ fn run_block(r: &Run, name_w: usize, p: &Palette, width: usize, out: &mut dyn Wr
             rec.filter(|&n| n != seen).map(|n| format!("turn_end says {n} {what} calls, {seen} recorded"))
         })
         .collect::<Vec<_>>();
-    if !mismatch.is_empty() {
-        line.push_str(&format!(" {}", p.warning(format!("({})", mismatch.join("; ")))));
+    let mismatch = (!mismatch.is_empty()).then(|| format!("({})", mismatch.join("; ")));
+    facts.extend(mismatch.clone());
+    // The facts wrap below the run's name; colour goes on after the line is laid out.
+    let mut all = vec![plain.clone()];
+    all.extend(facts);
+    for (n, l) in fit::wrap_parts(&all, " · ", width, 4).into_iter().enumerate() {
+        let mut l = if n == 0 { l.replacen(&plain, &line, 1) } else { l };
+        if r.errors > 0 {
+            l = l.replacen(&failed, &p.error(&failed), 1);
+        }
+        if let Some(m) = &mismatch {
+            l = l.replacen(m, &p.warning(m), 1);
+        }
+        writeln!(out, "{l}")?;
     }
-    writeln!(out, "{line}")?;
     if let Some(prompt) = &r.prompt {
         let text = sanitize::inline(prompt.trim());
-        writeln!(out, "  {}", p.user(sanitize::truncate(&format!("> {text}"), width.saturating_sub(2).max(10))))?;
+        writeln!(out, "  {}", p.user(fit::truncate(&format!("> {text}"), width.saturating_sub(2))))?;
     }
     let run_end = r.start_ms.zip(r.duration_ms).map(|(s, d)| s + d as i64);
     let count = r.spans.len();
@@ -270,8 +310,8 @@ fn span_line(
         }
         Detail::Event { obs, fields } => event_text(obs, fields),
     };
-    let name = sanitize::truncate(&sanitize::inline(&span_name(sp)), name_w).into_owned();
-    let name_cell = format!("{name:<name_w$}");
+    let name = fit::truncate(&sanitize::inline(&span_name(sp)), name_w).into_owned();
+    let name_cell = fit::pad(&name, name_w);
     let name_cell = match (sp.outcome, sp.kind) {
         (SpanOutcome::Error, _) => p.error(&name_cell),
         (SpanOutcome::Aborted, _) => p.warning(&name_cell),
@@ -280,42 +320,50 @@ fn span_line(
         (_, SpanKind::Event) => p.compaction(&name_cell),
     };
     let dur = sp.duration_ms.map(format_duration).unwrap_or_default();
-    let bar = bar(sp, run_start, run_end);
-    let mut tail = sanitize::inline(&detail).into_owned();
-    match sp.outcome {
-        SpanOutcome::Error => {
-            let e = sp.error.as_deref().unwrap_or("error");
-            tail = format!("{tail} {}", p.error(format!("✗ {}", sanitize::inline(e))));
-        }
-        SpanOutcome::Aborted => tail = format!("{tail} {}", p.warning("aborted")),
-        SpanOutcome::Ok => {}
+    let cells = bar_cells(width);
+    let bar = bar(sp, run_start, run_end, cells);
+    // The detail, then the outcome, cut to the room left; colour goes on after cutting.
+    let used = 2 + 3 + name_w + 1 + 8 + 1 + cells + 2 + 1;
+    let room = width.saturating_sub(used);
+    let detail = sanitize::inline(detail.trim()).into_owned();
+    let outcome = match sp.outcome {
+        SpanOutcome::Error => Some(format!("✗ {}", sanitize::inline(sp.error.as_deref().unwrap_or("error")))),
+        SpanOutcome::Aborted => Some("aborted".to_string()),
+        SpanOutcome::Ok => None,
+    };
+    let mut tail = fit::truncate(&detail, room).into_owned();
+    if let Some(o) = outcome {
+        // The outcome matters more than the detail: it keeps at least half the room.
+        let o_room = room.saturating_sub(fit::width(&tail) + 1).max(room / 2);
+        let o = fit::truncate(&o, o_room).into_owned();
+        tail = fit::truncate(&tail, room.saturating_sub(fit::width(&o) + 1)).into_owned();
+        let o = if sp.outcome == SpanOutcome::Error { p.error(&o) } else { p.warning(&o) };
+        tail = if tail.is_empty() { o } else { format!("{tail} {o}") };
     }
-    let used = 2 + 3 + name_w + 1 + 8 + BAR + 3;
-    let room = width.saturating_sub(used).max(12);
-    let tail = if p.is_on() { tail } else { sanitize::truncate(tail.trim(), room).into_owned() };
-    writeln!(out, "  {} {name_cell} {dur:>8} {} {}", p.dim(conn), p.dim(format!("▕{bar}▏")), tail.trim())
+    let line = format!("  {} {name_cell} {dur:>8} {} {tail}", p.dim(conn), p.dim(format!("▕{bar}▏")));
+    writeln!(out, "{}", line.trim_end())
 }
 
 /// Where a span sits in its run: blank cells before and after, filled cells for its time.
-fn bar(sp: &Span, run_start: Option<i64>, run_end: Option<i64>) -> String {
+fn bar(sp: &Span, run_start: Option<i64>, run_end: Option<i64>, cells: usize) -> String {
     let (Some(rs), Some(re), Some(ss)) = (run_start, run_end, sp.start_ms) else {
-        return " ".repeat(BAR);
+        return " ".repeat(cells);
     };
     let total = (re - rs).max(1) as f64;
-    let at = |t: i64| (((t - rs) as f64 / total) * BAR as f64).clamp(0.0, BAR as f64);
+    let at = |t: i64| (((t - rs) as f64 / total) * cells as f64).clamp(0.0, cells as f64);
     let from = at(ss).floor() as usize;
     let cells: String = match sp.duration_ms {
         Some(d) => {
-            let to = (at(ss + d as i64).ceil() as usize).max(from + 1).min(BAR);
+            let to = (at(ss + d as i64).ceil() as usize).max(from + 1).min(cells);
             let from = from.min(to - 1);
             let mut s = " ".repeat(from);
             s.push_str(&"█".repeat(to - from));
-            s.push_str(&" ".repeat(BAR - to));
+            s.push_str(&" ".repeat(cells - to));
             s
         }
         None => {
-            let from = from.min(BAR - 1);
-            format!("{}│{}", " ".repeat(from), " ".repeat(BAR - from - 1))
+            let from = from.min(cells - 1);
+            format!("{}│{}", " ".repeat(from), " ".repeat(cells - from - 1))
         }
     };
     cells

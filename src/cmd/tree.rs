@@ -151,7 +151,8 @@ fn human(ctx: &Ctx, s: &Session<'_>, collapse: Option<usize>, out: &mut dyn Writ
         (0..s.entries.len() as Ix).into_par_iter().map(|i| preview::describe_at(s, i)).collect();
     let rows = Rows { ctx, s, descs, on_path, latest };
     if let Some(origin) = s.header.as_ref().and_then(|h| h.origin.as_deref()) {
-        writeln!(out, "{}", p.dim(format!("forked from {}", crate::sanitize::inline(origin))))?;
+        let line = format!("forked from {}", crate::sanitize::inline(origin));
+        writeln!(out, "{}", p.dim(crate::render::fit::truncate_start(&line, ctx.width)))?;
     }
     for (n, &(root, reason)) in s.tree.roots().iter().enumerate() {
         if n > 0 {
@@ -177,7 +178,7 @@ fn human(ctx: &Ctx, s: &Session<'_>, collapse: Option<usize>, out: &mut dyn Writ
                         if run.len() > limit.max(2) {
                             rows.print(next, &f.rest, out)?;
                             let folded = run.len() - 2;
-                            let indent = fold_indent(&f.rest, ctx.width / 3);
+                            let indent = fold_indent(&f.rest, indent_columns(ctx.width));
                             writeln!(out, "{indent}{}", p.dim(format!("┆ ... {folded} entries ...")))?;
                             next = run[run.len() - 1];
                         }
@@ -222,6 +223,12 @@ fn linear_run(s: &Session<'_>, start: Ix, latest: Option<Ix>) -> Vec<Ix> {
     run
 }
 
+/// Columns the connectors of a row may take: a third of the line, and never more than 80
+/// (with `--wide` too: deep trees would otherwise print quadratic output).
+fn indent_columns(width: usize) -> usize {
+    (width / 3).min(80)
+}
+
 /// Every branch point on the way down adds a column of connectors; a session resumed from
 /// older turns thousands of times would push its rows off any screen (and make the output
 /// quadratic). Past `max` columns, the outer levels are folded into a count.
@@ -248,12 +255,12 @@ struct Rows<'c, 's, 'a> {
 impl Rows<'_, '_, '_> {
     fn print(&self, i: Ix, indent: &Indent, out: &mut dyn Write) -> std::io::Result<()> {
         let p = &self.ctx.palette;
-        let folded = fold_indent(indent, self.ctx.width / 3);
+        let folded = fold_indent(indent, indent_columns(self.ctx.width));
         let prefix = folded.as_str();
         let on_path = self.on_path[i as usize];
         let is_latest = Some(i) == self.latest;
         let mark = if on_path { p.marker("•") } else { " ".to_string() };
-        let used = prefix.chars().count() + 2 + if is_latest { 9 } else { 0 };
+        let used = crate::render::fit::width(prefix) + 2 + if is_latest { 9 } else { 0 };
         let row = text::entry_row(self.s, i, &self.descs[i as usize], p, self.ctx.width, used, !on_path && p.is_on());
         let tail = if is_latest { format!(" {}", p.marker("◀ latest")) } else { String::new() };
         writeln!(out, "{}{mark} {row}{tail}", p.dim(prefix))

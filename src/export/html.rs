@@ -15,6 +15,7 @@ use pulldown_cmark::{html, CodeBlockKind, CowStr, Event, LinkType, Options, Pars
 use super::markdown::cut_marker;
 use super::{Card, Chart, ImagePart, Item, Msg, Note, Output, Part, Speaker, Transcript};
 use crate::preview;
+use crate::render::fit;
 
 /// Outputs longer than this many lines start folded.
 const FOLD_LINES: usize = 24;
@@ -31,6 +32,7 @@ pub fn render(t: &Transcript) -> String {
     let _ = writeln!(o, "<title>{}</title>", esc(&t.title));
     let _ = writeln!(o, "<style>{STYLE}</style>\n</head>\n<body>");
     header(&mut o, t);
+    toc(&mut o, t);
     o.push_str("<main>\n");
     for item in &t.items {
         match item {
@@ -80,6 +82,47 @@ fn header(o: &mut String, t: &Transcript) {
     o.push_str("</dl>\n");
     chart(o, &t.chart);
     o.push_str("</header>\n");
+}
+
+/// The table of contents: a link to each turn (a user message) and each compaction.
+fn toc(o: &mut String, t: &Transcript) {
+    let mut entries = Vec::new();
+    let mut turn = 0;
+    for item in &t.items {
+        match item {
+            Item::Message(m) if m.speaker == Speaker::User => {
+                turn += 1;
+                let first = m.parts.iter().find_map(|p| match p {
+                    Part::Markdown(text) => Some(preview::first_line(text)),
+                    _ => None,
+                });
+                let text = first.map(|f| fit::truncate(&f, 80).into_owned()).unwrap_or_default();
+                entries.push(("turn", &m.anchor, format!("Turn {turn}"), text));
+            }
+            Item::Compaction(c) => {
+                let drop = match (c.tokens_before, c.tokens_after) {
+                    (Some(b), Some(a)) => format!("{} → {} tokens", num(b), num(a)),
+                    _ => String::new(),
+                };
+                entries.push(("compaction", &c.anchor, c.title.clone(), drop));
+            }
+            _ => {}
+        }
+    }
+    if entries.is_empty() {
+        return;
+    }
+    o.push_str("<nav class=\"toc\" aria-label=\"Contents\"><details open><summary>Contents</summary><ol>\n");
+    for (class, anchor, label, text) in entries {
+        let _ = writeln!(
+            o,
+            "<li class=\"{class}\"><a href=\"#e-{}\">{}</a> <span class=\"dim\">{}</span></li>",
+            esc(anchor),
+            esc(&label),
+            esc(&text)
+        );
+    }
+    o.push_str("</ol></details></nav>\n");
 }
 
 fn plural(n: usize, what: &str) -> String {
@@ -544,6 +587,18 @@ aside.state a.id{font-size:.95em}
 figure.img img{max-width:100%;height:auto;border:1px solid var(--line);border-radius:6px}
 footer{color:var(--dim);font-size:.8em;padding:24px 16px 40px}
 a{color:var(--user)}
+nav.toc{max-width:900px;margin:0 auto 8px;padding:0 16px;font-size:.9em}
+nav.toc ol{margin:4px 0 8px;padding-left:24px}nav.toc li{margin:1px 0;overflow-wrap:anywhere}
+nav.toc li.compaction a{color:var(--compaction)}
+@media print{:root{--bg:#fff;--card:#fff;--code:#f4f4f4;--fg:#000}
+body{font-size:11pt;background:#fff;color:#000}
+header.top,main,footer,nav.toc{max-width:none;padding:0}
+article.msg,section.compaction,figure.chart,pre{break-inside:avoid}
+h1,.head{break-after:avoid}
+pre{white-space:pre-wrap;overflow:visible}
+a{color:inherit;text-decoration:none}a.id{display:none}
+details{border-color:#ccc}summary{list-style:none;margin-left:0}
+footer{padding-top:12px}}
 @media (max-width:600px){body{font-size:14px}header.top,main,footer{padding:0 10px}article.msg,section.compaction{padding:8px 10px;border-radius:8px}pre{padding:8px}a.id{margin-left:0}}
 "#;
 

@@ -234,7 +234,7 @@ pub fn build(s: &Session<'_>, target: Ix, opts: Options) -> Result<Transcript> {
     Ok(Transcript {
         title: title(s, &path),
         session_id: session_id(s),
-        file: vis_line(s.name()),
+        file: vis_line(&shown_name(s.name())),
         format: s.format,
         created: clock(s.created()),
         target: target_id,
@@ -249,13 +249,26 @@ pub fn build(s: &Session<'_>, target: Ix, opts: Options) -> Result<Transcript> {
     })
 }
 
+/// The input as the transcript names it: as given on the command line, never made absolute;
+/// an absolute path (given so, or the default input found in an agent's folder) is cut to
+/// its file name, so that a shared export does not carry the exporter's home directory.
+fn shown_name(name: &str) -> String {
+    let p = std::path::Path::new(name);
+    if p.is_absolute() {
+        if let Some(f) = p.file_name() {
+            return f.to_string_lossy().into_owned();
+        }
+    }
+    name.to_string()
+}
+
 /// The transcript of a session with no entries (an empty or header-only file): no
 /// messages, and a scope line that says so (BAD-INPUTS.md: "no entries", exit 0).
 pub fn empty(s: &Session<'_>) -> Transcript {
     Transcript {
         title: title(s, &[]),
         session_id: session_id(s),
-        file: vis_line(s.name()),
+        file: vis_line(&shown_name(s.name())),
         format: s.format,
         created: clock(s.created()),
         target: String::new(),
@@ -286,7 +299,7 @@ fn title(s: &Session<'_>, path: &[Ix]) -> String {
         let t: String = t.chars().take(200).collect();
         let line = t.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
         if !line.is_empty() {
-            return vis_line(&sanitize::truncate(line, 80));
+            return vis_line(&crate::render::fit::truncate(line, 80));
         }
     }
     "Session transcript".into()
@@ -658,7 +671,7 @@ fn server_tool_note(provider: &str, block: &Value) -> String {
     let arg = block.get("input").map(crate::preview::main_argument).unwrap_or_default();
     let mut note = format!("Server tool: {} {}", provider, kind);
     if !arg.is_empty() {
-        note.push_str(&format!(" \"{}\"", sanitize::truncate(&arg, 120)));
+        note.push_str(&format!(" \"{}\"", crate::render::fit::truncate(&arg, 120)));
     }
     vis_line(&note)
 }
@@ -704,7 +717,7 @@ fn state_text(st: &State<'_>) -> String {
     }
     if let Some(p) = raw(st.plan) {
         let text = p.as_str().map(str::to_string).unwrap_or_else(|| p.to_string());
-        parts.push(format!("Plan: {}", vis_line(&sanitize::truncate(&text, 300))));
+        parts.push(format!("Plan: {}", vis_line(&crate::render::fit::truncate(&text, 300))));
     }
     if let Some(m) = raw(st.model) {
         let name = match (m.get("provider").and_then(Value::as_str), m.get("id").and_then(Value::as_str)) {
@@ -742,7 +755,10 @@ fn image_part(i: &Image) -> ImagePart {
             if lower.starts_with("http://") || lower.starts_with("https://") {
                 ImagePart::Link(vis_line(u.trim()))
             } else {
-                ImagePart::Rejected(format!("image with a non-web URL: {}", vis_line(&sanitize::truncate(u, 200))))
+                ImagePart::Rejected(format!(
+                    "image with a non-web URL: {}",
+                    vis_line(&crate::render::fit::truncate(u, 200))
+                ))
             }
         }
         Image::Inline { mime, data } => match check_image(mime, data) {
@@ -761,7 +777,10 @@ pub fn check_image(mime: &str, data: &str) -> std::result::Result<usize, String>
         "image/gif" => &[b"GIF87a", b"GIF89a"],
         "image/webp" => &[b"RIFF"],
         _ => {
-            return Err(format!("image of unsupported type \"{}\" not shown", vis_line(&sanitize::truncate(mime, 60))))
+            return Err(format!(
+                "image of unsupported type \"{}\" not shown",
+                vis_line(&crate::render::fit::truncate(mime, 60))
+            ))
         }
     };
     let bytes = base64_decode(data).ok_or_else(|| format!("{mime} image with invalid base64 data not shown"))?;

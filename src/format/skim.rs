@@ -80,7 +80,7 @@ impl Anomaly {
                 Some(*again as u32),
                 format!(
                     "duplicate key `{}` (first at column {first}): parsers disagree on which value wins; views show the last one",
-                    crate::sanitize::truncate(key, 80)
+                    crate::render::fit::truncate(key, 80)
                 ),
             ),
             Anomaly::NumberOutOfRange { column, text } => Finding::at(
@@ -89,7 +89,7 @@ impl Anomaly {
                 Some(*column as u32),
                 format!(
                     "number `{}` is beyond the range of a 64-bit float; views show it as text",
-                    crate::sanitize::truncate(text, 40)
+                    crate::render::fit::truncate(text, 40)
                 ),
             ),
         }

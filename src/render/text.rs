@@ -4,8 +4,14 @@ use crate::finding::{Finding, Severity};
 use crate::render::Palette;
 use crate::sanitize;
 
-/// `FILE:LINE:COLUMN: severity: message [code]`, sanitized.
+/// `FILE:LINE:COLUMN: severity: message [code]`, sanitized, on one line (stderr).
 pub fn finding_line(file: &str, f: &Finding, p: &Palette) -> String {
+    finding_lines(file, f, p, crate::render::UNLIMITED).join("\n")
+}
+
+/// [`finding_line`] wrapped at spaces to `width` columns, later lines indented: the
+/// location, a number or the code is never split.
+pub fn finding_lines(file: &str, f: &Finding, p: &Palette, width: usize) -> Vec<String> {
     let mut at = sanitize::inline(file).into_owned();
     if let Some(l) = f.line {
         at.push_str(&format!(":{l}"));
@@ -13,16 +19,41 @@ pub fn finding_line(file: &str, f: &Finding, p: &Palette) -> String {
             at.push_str(&format!(":{c}"));
         }
     }
+    at.push(':');
     let sev = match f.severity {
-        Severity::Error => p.error("error"),
-        Severity::Warning => p.warning("warning"),
+        Severity::Error => "error",
+        Severity::Warning => "warning",
     };
+    let code = format!("[{}]", f.code.as_str());
     // Messages can quote session text (keys, a line's start): secrets in it are masked.
-    let message = crate::secrets::mask_text(&f.message);
-    format!("{}: {sev}: {} {}", p.bold(at), sanitize::inline(&message), p.dim(format!("[{}]", f.code.as_str())))
+    let message = sanitize::inline(&crate::secrets::mask_text(&f.message)).into_owned();
+    let mut words = vec![at.clone(), format!("{sev}:")];
+    words.extend(message.split(' ').filter(|w| !w.is_empty()).map(str::to_string));
+    words.push(code.clone());
+    let mut lines = fit::wrap_parts(&words, " ", width, 4);
+    // Colour goes on after the layout.
+    if p.is_on() {
+        let sev_styled = match f.severity {
+            Severity::Error => p.error(sev),
+            Severity::Warning => p.warning(sev),
+        };
+        if let Some(first) = lines.first_mut() {
+            if let Some(rest) = first.strip_prefix(at.as_str()) {
+                let rest = rest.replacen(&format!(" {sev}:"), &format!(" {sev_styled}:"), 1);
+                *first = format!("{}{rest}", p.bold(&at));
+            }
+        }
+        if let Some(last) = lines.last_mut() {
+            if let Some(before) = last.strip_suffix(code.as_str()) {
+                *last = format!("{before}{}", p.dim(&code));
+            }
+        }
+    }
+    lines
 }
 
 use crate::preview;
+use crate::render::fit;
 use crate::session::Session;
 use crate::tree::{Ix, RootReason};
 
@@ -41,9 +72,10 @@ pub fn entry_row(
     dim: bool,
 ) -> String {
     let e = s.entry(i);
-    let id = e.id.short();
-    let label = sanitize::inline(&d.label);
-    let label_cell = format!("{label:<LABEL_WIDTH$}");
+    // Hostile ids and labels grow when their escapes are made visible: bounded too.
+    let id = fit::truncate(&sanitize::inline(&e.id.short()), 16).into_owned();
+    let label = fit::truncate(&sanitize::inline(&d.label), 2 * LABEL_WIDTH).into_owned();
+    let label_cell = fit::pad(&label, LABEL_WIDTH);
     let mut badges = Vec::new();
     if let Some(u) = e.message.as_ref().and_then(|m| m.usage) {
         badges.push(format!("{} tok", preview::tokens(u.total())));
@@ -58,10 +90,17 @@ pub fn entry_row(
         _ => {}
     }
     let badge_text = badges.join(" ");
-    let fixed = used + id.chars().count() + 1 + LABEL_WIDTH + 1 + badge_text.chars().count() + 1;
-    let room = width.saturating_sub(fixed).max(10);
+    // A badge says what is wrong with the entry: it takes room before the preview text,
+    // which keeps at least 12 columns.
+    let badge_room = width.saturating_sub(used + fit::width(&id) + fit::width(&label_cell) + 3 + 12);
+    let badge_text = fit::truncate(&badge_text, badge_room).into_owned();
+    // Columns, not characters: ids, labels and badges can hold wide characters too.
+    let label_w = fit::width(&label_cell);
+    let fixed =
+        used + fit::width(&id) + 1 + label_w + 1 + if badge_text.is_empty() { 0 } else { fit::width(&badge_text) + 1 };
+    let room = width.saturating_sub(fixed);
     let text = sanitize::inline(&d.text);
-    let text = sanitize::truncate(&text, room);
+    let text = fit::truncate(&text, room);
     let styled_label = match (e.kind, e.message.as_ref().map(|m| m.role)) {
         (crate::model::Kind::Compaction, _) => p.compaction(&label_cell),
         (crate::model::Kind::Label, _) => p.label(&label_cell),
@@ -79,7 +118,11 @@ pub fn entry_row(
     } else {
         text.into_owned()
     };
-    let mut row = format!("{} {styled_label} {text}", p.id(sanitize::inline(&id)));
+    let mut row = format!("{} {styled_label}", p.id(&id));
+    if !text.is_empty() {
+        row.push(' ');
+        row.push_str(&text);
+    }
     if !badge_text.is_empty() {
         row.push(' ');
         row.push_str(&p.dim(&badge_text));
