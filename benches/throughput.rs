@@ -128,7 +128,7 @@ fn run() -> Result<(), String> {
         }
         benches.push(Bench { label, program: binary.clone(), args: argv, floor });
     };
-    let commands: [&[&str]; 7] = [
+    let commands: [&[&str]; 8] = [
         &["check"],
         &["tree", "--json"],
         &["leaves"],
@@ -136,6 +136,7 @@ fn run() -> Result<(), String> {
         &["rows", "--table", "entries"],
         &["rows", "--table", "calls"],
         &["rows", "--table", "tools"],
+        &["audit"],
     ];
     for args in commands {
         ours(&mut benches, args, &file_arg, "", 0);
