@@ -23,6 +23,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -177,11 +178,23 @@ pub fn recorded(s: &Session<'_>, leaf: Ix) -> Option<Recorded> {
 }
 
 pub fn materialize(s: &Session<'_>, leaf: Ix) -> Result<Context> {
+    materialize_with(s, leaf, Skip::Folded)
+}
+
+/// Whether messages the last compaction folds away are decoded (tests compare both).
+#[derive(Clone, Copy, PartialEq)]
+enum Skip {
+    Folded,
+    #[cfg(test)]
+    Nothing,
+}
+
+fn materialize_with(s: &Session<'_>, leaf: Ix, skip: Skip) -> Result<Context> {
     let mut w = Walk::default();
     if s.observed {
         crab(s, leaf, &mut w)?;
     } else {
-        arcturn(s, leaf, &mut w)?;
+        arcturn(s, leaf, &mut w, skip)?;
     }
     Ok(w.finish(s, leaf))
 }
@@ -199,13 +212,26 @@ struct Walk {
 }
 
 impl Walk {
-    fn push_message(&mut self, s: &Session<'_>, ix: Ix, order: usize) -> Result<()> {
+    /// Append the message at `ix` with its decoded `blocks` (from [`decode_path`]). A message
+    /// that is sent but was not decoded (a later compaction folds it away) goes in with no
+    /// blocks, so positions and the index-based rules still see it.
+    fn push_message(&mut self, s: &Session<'_>, ix: Ix, order: usize, blocks: Decoded) -> Result<()> {
         let e = s.entry(ix);
         let Some(m) = e.message.as_ref().filter(|m| !m.excluded) else { return Ok(()) };
-        let blocks = s.content(ix)?.blocks;
+        let blocks = match blocks {
+            Decoded::Blocks(b) => b?,
+            Decoded::Folded | Decoded::NotSent => Vec::new(),
+        };
         for b in &blocks {
             if let Block::ToolCall { id: Some(id), name, .. } = b {
                 self.call_names.insert(id.clone(), name.clone());
+            }
+        }
+        if blocks.is_empty() {
+            for c in &m.tool_calls {
+                if let (Some(id), Some(name)) = (&c.id, &c.name) {
+                    self.call_names.insert(id.to_string(), name.to_string());
+                }
             }
         }
         self.list.push(Sent {
@@ -368,24 +394,76 @@ fn raw_value(r: &serde_json::value::RawValue) -> Value {
     serde_json::from_str(r.get()).unwrap_or(Value::Null)
 }
 
-fn arcturn(s: &Session<'_>, leaf: Ix, w: &mut Walk) -> Result<()> {
+/// A path entry's content, as the walk gets it.
+enum Decoded {
+    Blocks(Result<Vec<Block>>),
+    /// A sent message that the last compaction on the path folds away: never decoded.
+    Folded,
+    /// Not a message that is sent.
+    NotSent,
+}
+
+/// The content blocks of every message on `path` from position `from` on that is sent (not
+/// excluded), decoded in parallel: re-reading each line's content is most of the work on a
+/// long branch, and each message decodes on its own.
+fn decode_path(s: &Session<'_>, path: &[Ix], from: usize) -> Vec<Decoded> {
+    path.par_iter()
+        .enumerate()
+        .map(|(p, &ix)| match s.entry(ix).message.as_ref().filter(|m| !m.excluded) {
+            None => Decoded::NotSent,
+            Some(_) if p < from => Decoded::Folded,
+            Some(_) => Decoded::Blocks(s.content(ix).map(|c| c.blocks)),
+        })
+        .collect()
+}
+
+/// The first position the compaction at position `p` keeps (`None`: it keeps nothing):
+/// `up_to` names the last folded entry, `first_kept` the first kept one; a target that is
+/// not on the path before the compaction keeps nothing.
+fn keep_from(
+    s: &Session<'_>,
+    c: &crate::model::Compaction<'_>,
+    position: &HashMap<Ix, usize>,
+    p: usize,
+) -> Option<usize> {
+    let at = |t: &Option<crate::model::Id<'_>>| {
+        t.as_ref().and_then(|t| s.tree.get(t)).and_then(|j| position.get(&j).copied()).filter(|&u| u < p)
+    };
+    match (&c.up_to, &c.first_kept) {
+        (Some(_), _) => at(&c.up_to).map(|u| u + 1),
+        (None, Some(_)) => at(&c.first_kept),
+        (None, None) => None,
+    }
+}
+
+/// The first position whose message can still be sent at the end of `path`: the last
+/// compaction folds every message before its kept tail into its summary, and a fold never
+/// brings one back. 0 when no compaction is on the path.
+fn first_sent(s: &Session<'_>, path: &[Ix], position: &HashMap<Ix, usize>) -> usize {
+    let last = path.iter().enumerate().rev().find_map(|(p, &ix)| {
+        let e = s.entry(ix);
+        (e.kind == Kind::Compaction).then(|| (p, e.compaction.as_ref()))
+    });
+    match last {
+        Some((p, Some(c))) => keep_from(s, c, position, p).unwrap_or(p),
+        Some((p, None)) => p,
+        None => 0,
+    }
+}
+
+fn arcturn(s: &Session<'_>, leaf: Ix, w: &mut Walk, skip: Skip) -> Result<()> {
     let path = s.tree.path(leaf);
     let position: HashMap<Ix, usize> = path.iter().enumerate().map(|(p, &i)| (i, p)).collect();
+    let from = if skip == Skip::Folded { first_sent(s, &path, &position) } else { 0 };
+    let mut decoded = decode_path(s, &path, from).into_iter();
     for (p, &ix) in path.iter().enumerate() {
         let e = s.entry(ix);
+        let blocks = decoded.next().unwrap_or(Decoded::NotSent);
         match e.kind {
-            Kind::Message => w.push_message(s, ix, p)?,
+            Kind::Message => w.push_message(s, ix, p, blocks)?,
             Kind::Compaction => {
                 let c = e.compaction.clone().unwrap_or_default();
-                let at = |t: &Option<crate::model::Id<'_>>| {
-                    t.as_ref().and_then(|t| s.tree.get(t)).and_then(|j| position.get(&j).copied()).filter(|&u| u < p)
-                };
-                // `up_to` is the last folded position; `first_kept` the first kept one.
-                let keep_from = match (&c.up_to, &c.first_kept) {
-                    (Some(_), _) => at(&c.up_to).map(|u| u + 1),
-                    (None, Some(_)) => at(&c.first_kept),
-                    (None, None) => None,
-                };
+                let keep_from = keep_from(s, &c, &position, p);
                 let text = c.summary.as_ref().map(|t| t.decode()).unwrap_or_default();
                 w.compactions.push(Applied {
                     entry_id: Some(e.id.to_owned_id()),
@@ -415,9 +493,14 @@ fn arcturn(s: &Session<'_>, leaf: Ix, w: &mut Walk) -> Result<()> {
                     match ce.withhold_thinking.as_deref() {
                         Some("all") => w.list.iter_mut().for_each(withhold),
                         Some("afterFirstElided") => {
+                            // From the index, not the blocks: a message a later
+                            // compaction folds away is never decoded.
                             let touches = |m: &Sent| {
-                                m.blocks.iter().any(|b| {
-                                    matches!(b, Block::ToolResult(r) if r.call_id.as_deref().is_some_and(|c| pass.contains(c)))
+                                let indexed = m.ix.and_then(|i| s.entry(i).message.as_ref());
+                                indexed.is_some_and(|msg| {
+                                    msg.tool_results
+                                        .iter()
+                                        .any(|r| r.call_id.as_deref().is_some_and(|c| pass.contains(c)))
                                 })
                             };
                             if let Some(first) = w.list.iter().position(touches) {
@@ -468,11 +551,57 @@ fn crab(s: &Session<'_>, leaf: Ix, w: &mut Walk) -> Result<()> {
             });
         }
     };
-    for &ix in &path {
+    for (&ix, blocks) in path.iter().zip(decode_path(s, &path, 0)) {
         let line = s.entry(ix).line;
         apply_until(w, line);
-        w.push_message(s, ix, line as usize)?;
+        w.push_message(s, ix, line as usize, blocks)?;
     }
     apply_until(w, u32::MAX);
     Ok(())
+}
+
+#[cfg(test)]
+mod skip_tests {
+    use super::*;
+    use crate::source::Source;
+
+    /// Skipping the messages the last compaction folds away must change nothing: every leaf
+    /// of every testdata file (compactions of every format, context edits, refusals) gives
+    /// the same context as decoding every message of its path.
+    #[test]
+    fn skipping_folded_messages_changes_no_context() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+        let mut stack = vec![root];
+        let (mut files, mut folded) = (0, 0);
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                    continue;
+                }
+                if p.extension().is_none_or(|x| x != "jsonl") {
+                    continue;
+                }
+                let Ok(src) = Source::from_bytes("t", std::fs::read(&p).unwrap()) else { continue };
+                let Ok(s) = Session::load(&src, None) else { continue };
+                files += 1;
+                for leaf in s.tree.leaves() {
+                    let fast = materialize_with(&s, leaf, Skip::Folded).map(|c| serde_json::to_value(c).unwrap());
+                    let full = materialize_with(&s, leaf, Skip::Nothing).map(|c| serde_json::to_value(c).unwrap());
+                    match (fast, full) {
+                        (Ok(a), Ok(b)) => assert_eq!(a, b, "{}: leaf {leaf}", p.display()),
+                        (a, b) => assert_eq!(a.is_ok(), b.is_ok(), "{}: leaf {leaf}", p.display()),
+                    }
+                    if !s.observed {
+                        let path = s.tree.path(leaf);
+                        let position = path.iter().enumerate().map(|(p, &i)| (i, p)).collect();
+                        folded += usize::from(first_sent(&s, &path, &position) > 0);
+                    }
+                }
+            }
+        }
+        assert!(files > 20, "testdata read: {files} files");
+        assert!(folded > 3, "paths where messages were skipped: {folded}");
+    }
 }
