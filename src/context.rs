@@ -442,7 +442,7 @@ fn keep_from(
 fn first_sent(s: &Session<'_>, path: &[Ix], position: &HashMap<Ix, usize>) -> usize {
     let last = path.iter().enumerate().rev().find_map(|(p, &ix)| {
         let e = s.entry(ix);
-        (e.kind == Kind::Compaction).then(|| (p, e.compaction.as_ref()))
+        (e.kind == Kind::Compaction).then_some((p, e.compaction.as_ref()))
     });
     match last {
         Some((p, Some(c))) => keep_from(s, c, position, p).unwrap_or(p),
