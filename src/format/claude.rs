@@ -9,8 +9,8 @@
 //! logical parent with the summary line folded into it, and sets the header (id, cwd,
 //! created, title).
 
+use crate::format::{FastMap as HashMap, FastSet};
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -464,17 +464,17 @@ fn fold(d: &mut Decoded<'_>) {
     let entries = std::mem::take(&mut d.entries);
     let n = entries.len();
     // Every uuid of the file, links-only lines included (for `summary.leafUuid`).
-    let mut all_ids: std::collections::HashSet<String> = std::collections::HashSet::with_capacity(n);
+    let mut all_ids: FastSet<String> = FastSet::with_capacity_and_hasher(n, Default::default());
     // A removed line's id -> where its children go instead: an alias names the entry it was
     // merged into; a dropped line names its own parent, to be followed further.
-    let mut redirect: HashMap<String, Option<Id<'_>>> = HashMap::new();
+    let mut redirect: HashMap<String, Option<Id<'_>>> = HashMap::default();
     let mut keep: Vec<Option<Entry<'_>>> = Vec::with_capacity(n);
-    let mut calls: HashMap<String, usize> = HashMap::new();
+    let mut calls: HashMap<String, usize> = HashMap::default();
     // Tool call id -> the entry that issued it.
-    let mut issuer: HashMap<String, usize> = HashMap::new();
+    let mut issuer: HashMap<String, usize> = HashMap::default();
     // Issuer -> the last result attached to it, so that parallel results form a chain.
-    let mut last_result: HashMap<usize, usize> = HashMap::new();
-    let mut kept_by_id: HashMap<String, usize> = HashMap::new();
+    let mut last_result: HashMap<usize, usize> = HashMap::default();
+    let mut kept_by_id: HashMap<String, usize> = HashMap::default();
     let (mut custom_title, mut ai_title, mut summaries) = (None, None, Vec::new());
     let (mut session, mut cwd, mut created) = (None, None, None);
     let mut prompt_title: Option<Text<'_>> = None;

@@ -25,7 +25,6 @@
 //!   after it.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -881,7 +880,7 @@ fn last_assistant(out: &[Entry<'_>], mut at: Option<usize>, from: usize) -> Opti
 
 /// Tool outputs name no tool: take the name from the call with the same id.
 fn name_results(out: &mut [Entry<'_>]) {
-    let mut names: HashMap<String, Cow<'_, str>> = HashMap::new();
+    let mut names: crate::format::FastMap<String, Cow<'_, str>> = Default::default();
     for e in out.iter() {
         for c in e.message.iter().flat_map(|m| &m.tool_calls) {
             if let (Some(id), Some(n)) = (&c.id, &c.name) {

@@ -19,6 +19,12 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::ops::Range;
 
+/// The maps a format keeps while it stitches a file (ids, call ids, labels): foldhash, seeded
+/// at random per map as the id index is, so a file cannot be prepared to collide in them.
+/// SipHash, the standard default, was most of the hashing time on Claude Code files.
+pub type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+pub type FastSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
+
 use rayon::prelude::*;
 use serde::de::IgnoredAny;
 

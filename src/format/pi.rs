@@ -10,7 +10,6 @@
 //! random ones, which a reader cannot reproduce).
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -259,7 +258,7 @@ fn fold(d: &mut Decoded<'_>) {
     if v1 {
         migrate_v1(d);
     }
-    let mut labels: HashMap<String, Option<String>> = HashMap::new();
+    let mut labels: crate::format::FastMap<String, Option<String>> = Default::default();
     let mut title = None;
     for e in &d.entries {
         if e.kind == Kind::Label {
@@ -290,7 +289,8 @@ fn migrate_v1(d: &mut Decoded<'_>) {
     let mut parsed: Vec<u32> = d.header.iter().map(|h| h.line).collect();
     parsed.extend(d.entries.iter().map(|e| e.line));
     parsed.sort_unstable();
-    let by_line: HashMap<u32, Id<'static>> = d.entries.iter().map(|e| (e.line, e.id.to_owned_id())).collect();
+    let by_line: crate::format::FastMap<u32, Id<'static>> =
+        d.entries.iter().map(|e| (e.line, e.id.to_owned_id())).collect();
     let mut previous: Option<Id<'static>> = None;
     for e in &mut d.entries {
         if e.hint("v1").is_some() {
