@@ -192,7 +192,15 @@ fn decode(raw: &str) -> (Cow<'_, str>, Option<Vec<u32>>) {
     let mut i = 0;
     let hex4 = |at: usize| raw.get(at..at + 4).and_then(|h| u32::from_str_radix(h, 16).ok());
     while i < b.len() {
-        let (c, len) = if b[i] == b'\\' && i + 1 < b.len() {
+        // A run without escapes is copied whole: each byte is its own raw offset.
+        let run = memchr::memchr(b'\\', &b[i..]).unwrap_or(b.len() - i);
+        if run > 0 {
+            out.push_str(&raw[i..i + run]);
+            map.extend((i..i + run).map(|k| k as u32));
+            i += run;
+            continue;
+        }
+        let (c, len) = if i + 1 < b.len() {
             match b[i + 1] {
                 b'n' => ('\n', 2),
                 b't' => ('\t', 2),
@@ -213,8 +221,7 @@ fn decode(raw: &str) -> (Cow<'_, str>, Option<Vec<u32>>) {
                 other => (other as char, 2),
             }
         } else {
-            let c = raw[i..].chars().next().unwrap_or('\u{FFFD}');
-            (c, c.len_utf8())
+            ('\\', 1)
         };
         for _ in 0..c.len_utf8() {
             map.push(i as u32);
@@ -356,6 +363,33 @@ mod tests {
 
     fn token() -> String {
         ["gh", "p_", "Zq3vR8kLm2Nx7Pw4Ty6Ub1Hc9Jd5Ke0AfGsY"].concat()
+    }
+
+    /// Decoding copies unescaped runs whole: the text must be what a JSON parser decodes, and
+    /// every character boundary must map to the raw offset where that character starts.
+    #[test]
+    fn decoded_text_and_offsets_agree_with_a_json_parser() {
+        for raw in [
+            r#"plain ascii"#,
+            r#"caf\u00e9 \\ \"q\" \n naïve ✓ \ud83d\ude00 end"#,
+            r#"ключ=\u0041KIA \/ 東京\t"#,
+            r#"\\"#,
+            r#"x\u00"#,
+        ] {
+            let (text, map) = decode(raw);
+            if let Ok(want) = serde_json::from_str::<String>(&format!("\"{raw}\"")) {
+                assert_eq!(text, want, "{raw}");
+            }
+            let Some(map) = map else { continue };
+            assert_eq!(map.len(), text.len() + 1);
+            let mut at = 0;
+            for (i, c) in text.char_indices() {
+                let r = map[i] as usize;
+                assert!(r >= at && raw.is_char_boundary(r), "{raw}: {c:?} at {i} maps to {r}");
+                at = r;
+            }
+            assert_eq!(map[text.len()] as usize, raw.len());
+        }
     }
 
     #[test]
