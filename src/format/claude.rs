@@ -454,8 +454,16 @@ fn is_command(text: &str) -> bool {
         .any(|tag| t.starts_with(tag))
 }
 
+/// An id as a map key, borrowed from its line when the id is (no copy per line).
+fn key<'a>(id: &Id<'a>) -> Cow<'a, str> {
+    match id {
+        Id::Str(s) => s.clone(),
+        Id::Int(n) => Cow::Owned(n.to_string()),
+    }
+}
+
 /// The file-level pass (FORMATS-REAL.md section 2.4).
-fn fold(d: &mut Decoded<'_>) {
+fn fold<'a>(d: &mut Decoded<'a>) {
     for e in &mut d.entries {
         if let Some(a) = e.hint(AGENT).map(|a| a.to_string()) {
             e.extra_mut().subagent = Some(a);
@@ -464,23 +472,23 @@ fn fold(d: &mut Decoded<'_>) {
     let entries = std::mem::take(&mut d.entries);
     let n = entries.len();
     // Every uuid of the file, links-only lines included (for `summary.leafUuid`).
-    let mut all_ids: FastSet<String> = FastSet::with_capacity_and_hasher(n, Default::default());
+    let mut all_ids: FastSet<Cow<'a, str>> = FastSet::with_capacity_and_hasher(n, Default::default());
     // A removed line's id -> where its children go instead: an alias names the entry it was
     // merged into; a dropped line names its own parent, to be followed further.
-    let mut redirect: HashMap<String, Option<Id<'_>>> = HashMap::default();
+    let mut redirect: HashMap<Cow<'a, str>, Option<Id<'a>>> = HashMap::default();
     let mut keep: Vec<Option<Entry<'_>>> = Vec::with_capacity(n);
-    let mut calls: HashMap<String, usize> = HashMap::default();
+    let mut calls: HashMap<Cow<'a, str>, usize> = HashMap::default();
     // Tool call id -> the entry that issued it.
-    let mut issuer: HashMap<String, usize> = HashMap::default();
+    let mut issuer: HashMap<Cow<'a, str>, usize> = HashMap::default();
     // Issuer -> the last result attached to it, so that parallel results form a chain.
     let mut last_result: HashMap<usize, usize> = HashMap::default();
-    let mut kept_by_id: HashMap<String, usize> = HashMap::default();
+    let mut kept_by_id: HashMap<Cow<'a, str>, usize> = HashMap::default();
     let (mut custom_title, mut ai_title, mut summaries) = (None, None, Vec::new());
     let (mut session, mut cwd, mut created) = (None, None, None);
     let mut prompt_title: Option<Text<'_>> = None;
     let mut pending_results: Vec<usize> = Vec::new();
     for mut e in entries {
-        let id_text = e.id.text().into_owned();
+        let id_text = key(&e.id);
         if !e.extra.as_ref().is_some_and(|x| x.synthetic_id) {
             all_ids.insert(id_text.clone());
         }
@@ -508,12 +516,12 @@ fn fold(d: &mut Decoded<'_>) {
         }
         let sidechain = e.hint(SIDECHAIN).is_some();
         // A response written one block per line: merge into its first line's entry.
-        if let Some(key) = e.hint(CALL).map(|k| k.to_string()) {
+        if let Some(key) = e.hint(CALL).cloned() {
             if let Some(&first) = calls.get(&key) {
                 let same_chain = keep[first].as_ref().is_some_and(|f| f.hint(SIDECHAIN).is_some() == sidechain);
                 if same_chain {
                     for c in e.message.iter().flat_map(|m| &m.tool_calls).filter_map(|c| c.id.as_ref()) {
-                        issuer.insert(c.to_string(), first);
+                        issuer.insert(c.clone(), first);
                     }
                     kept_by_id.insert(id_text.clone(), first);
                     let target = keep[first].as_mut().expect("a kept entry");
@@ -562,7 +570,7 @@ fn fold(d: &mut Decoded<'_>) {
         let ix = keep.len();
         if let Some(m) = &e.message {
             for c in m.tool_calls.iter().filter_map(|c| c.id.as_ref()) {
-                issuer.insert(c.to_string(), ix);
+                issuer.insert(c.clone(), ix);
             }
             if m.role == Role::ToolResult {
                 pending_results.push(ix);
@@ -676,8 +684,8 @@ fn merge_response<'a>(target: &mut Entry<'a>, e: Entry<'a>) {
 fn attach_result(
     keep: &mut [Option<Entry<'_>>],
     r: usize,
-    issuer: &HashMap<String, usize>,
-    kept_by_id: &HashMap<String, usize>,
+    issuer: &HashMap<Cow<'_, str>, usize>,
+    kept_by_id: &HashMap<Cow<'_, str>, usize>,
     last_result: &mut HashMap<usize, usize>,
 ) {
     let Some(entry) = keep[r].as_ref() else { return };
