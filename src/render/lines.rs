@@ -17,7 +17,12 @@ pub struct Fitted<'l> {
 }
 
 /// Print `lines`, each fitted to `width` columns and coloured with `p`.
-pub fn write(out: &mut dyn Write, lines: impl Iterator<Item = Line>, width: usize, p: &Palette) -> io::Result<()> {
+pub fn write<'v>(
+    out: &mut dyn Write,
+    lines: impl Iterator<Item = Line<'v>>,
+    width: usize,
+    p: &Palette,
+) -> io::Result<()> {
     for line in lines {
         writeln!(out, "{}", render(&line, width, p))?;
     }
@@ -25,7 +30,7 @@ pub fn write(out: &mut dyn Write, lines: impl Iterator<Item = Line>, width: usiz
 }
 
 /// One line, fitted and coloured.
-pub fn render(line: &Line, width: usize, p: &Palette) -> String {
+pub fn render(line: &Line<'_>, width: usize, p: &Palette) -> String {
     let mut s = String::new();
     for f in fit(line, width) {
         if f.gap {
@@ -37,7 +42,7 @@ pub fn render(line: &Line, width: usize, p: &Palette) -> String {
 }
 
 /// The spans of `line` that are shown, cut to fit `width` columns (see [`Fit`]).
-pub fn fit(line: &Line, width: usize) -> Vec<Fitted<'_>> {
+pub fn fit<'l>(line: &'l Line<'_>, width: usize) -> Vec<Fitted<'l>> {
     let mut out: Vec<Option<Fitted<'_>>> = line
         .spans
         .iter()
@@ -152,7 +157,7 @@ mod tests {
         assert!(fold_connectors(&text, levels, crate::render::UNLIMITED).chars().count() <= CONNECTOR_COLUMNS);
     }
 
-    fn cut(text: &str, min: usize) -> Span {
+    fn cut(text: &str, min: usize) -> Span<'_> {
         Span { text: text.into(), style: Style::Plain, fit: Fit::Cut { min }, gap: true }
     }
 

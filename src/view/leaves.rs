@@ -64,7 +64,7 @@ impl<'s, 'a> LeavesView<'s, 'a> {
     }
 
     /// The human form: a row per leaf, its depth first, then a count.
-    pub fn lines(&self) -> Box<dyn Iterator<Item = Line> + '_> {
+    pub fn lines(&self) -> Box<dyn Iterator<Item = Line<'_>> + '_> {
         if self.leaves.is_empty() {
             return Box::new(std::iter::once(no_entries()));
         }

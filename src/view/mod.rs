@@ -9,6 +9,8 @@ pub mod leaves;
 pub mod path;
 pub mod tree;
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 use crate::model::{Format, Kind, Role};
@@ -60,27 +62,27 @@ pub enum Fit {
 /// tree that branches at every level would otherwise print quadratic output).
 pub const CONNECTOR_COLUMNS: usize = 80;
 
-/// A run of text in one style.
+/// A run of text in one style; it borrows from the view it shows.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Span {
-    pub text: String,
+pub struct Span<'v> {
+    pub text: Cow<'v, str>,
     pub style: Style,
     pub fit: Fit,
     /// A space goes before the span (and is left out with it).
     pub gap: bool,
 }
 
-impl Span {
+impl<'v> Span<'v> {
     /// Shown whole.
-    pub fn whole(text: impl Into<String>, style: Style) -> Span {
+    pub fn whole(text: impl Into<Cow<'v, str>>, style: Style) -> Span<'v> {
         Span { text: text.into(), style, fit: Fit::Cell { max: usize::MAX, pad: 0 }, gap: false }
     }
 
-    pub fn plain(text: impl Into<String>) -> Span {
+    pub fn plain(text: impl Into<Cow<'v, str>>) -> Span<'v> {
         Span::whole(text, Style::Plain)
     }
 
-    pub fn with_gap(mut self) -> Span {
+    pub fn with_gap(mut self) -> Span<'v> {
         self.gap = true;
         self
     }
@@ -88,12 +90,12 @@ impl Span {
 
 /// One line of human output.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Line {
-    pub spans: Vec<Span>,
+pub struct Line<'v> {
+    pub spans: Vec<Span<'v>>,
 }
 
-impl Line {
-    pub fn of(spans: Vec<Span>) -> Line {
+impl<'v> Line<'v> {
+    pub fn of(spans: Vec<Span<'v>>) -> Line<'v> {
         Line { spans }
     }
 
@@ -185,43 +187,43 @@ impl EntryText {
 
     /// The row's spans, appended to `line`. `dim` greys the text (entries off the path to
     /// the latest); an alert stays an alert.
-    pub fn spans(&self, dim: bool, line: &mut Vec<Span>) {
+    pub fn spans<'v>(&'v self, dim: bool, line: &mut Vec<Span<'v>>) {
         let text_style = match (self.alert, dim) {
             (true, _) => Style::Error,
             (false, true) => Style::Dim,
             (false, false) => Style::Plain,
         };
         line.push(Span {
-            text: self.id.clone(),
+            text: Cow::Borrowed(&self.id),
             style: Style::Id,
             fit: Fit::Cell { max: ID_COLUMNS, pad: 0 },
             gap: false,
         });
         line.push(Span {
-            text: self.label.clone(),
+            text: Cow::Borrowed(&self.label),
             style: self.tint,
             fit: Fit::Cell { max: 2 * LABEL_WIDTH, pad: LABEL_WIDTH },
             gap: true,
         });
         line.push(Span {
-            text: self.text.clone(),
+            text: Cow::Borrowed(&self.text),
             style: text_style,
             fit: Fit::Cut { min: TEXT_MIN_COLUMNS },
             gap: true,
         });
         // Fitted before the text (spans are fitted last to first): a badge says what is
         // wrong with the entry.
-        line.push(Span { text: self.badges.clone(), style: Style::Dim, fit: Fit::Cut { min: 0 }, gap: true });
+        line.push(Span { text: Cow::Borrowed(&self.badges), style: Style::Dim, fit: Fit::Cut { min: 0 }, gap: true });
     }
 }
 
 /// `◀ latest`, after the row of the latest entry.
-fn latest_marker() -> Span {
+fn latest_marker() -> Span<'static> {
     Span::whole("◀ latest", Style::Marker).with_gap()
 }
 
 /// The one line of a file with no entries.
-fn no_entries() -> Line {
+fn no_entries() -> Line<'static> {
     Line::of(vec![Span::plain("no entries")])
 }
 

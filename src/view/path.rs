@@ -58,7 +58,7 @@ impl<'s, 'a> PathView<'s, 'a> {
     }
 
     /// The human form: a row per step, its depth first.
-    pub fn lines(&self) -> Box<dyn Iterator<Item = Line> + '_> {
+    pub fn lines(&self) -> Box<dyn Iterator<Item = Line<'_>> + '_> {
         if self.entries.is_empty() {
             return Box::new(std::iter::once(no_entries()));
         }

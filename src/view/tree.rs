@@ -45,13 +45,34 @@ pub struct Node<'s, 'a> {
     pub depth: u32,
     pub kind: &'s str,
     pub role: Option<&'s str>,
-    pub children: Vec<&'s Id<'a>>,
+    pub children: Children<'s, 'a>,
     /// The reader made the id up (`L<line>`): the format has none.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub synthetic_id: bool,
     /// The label another entry put on this one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub label: Option<&'s str>,
+}
+
+/// A node's children, in file order: serialized as their ids, read from the index (a
+/// list per node would cost an allocation each, on trees of millions of entries).
+#[derive(Clone, Copy)]
+pub struct Children<'s, 'a> {
+    s: &'s Session<'a>,
+    of: Ix,
+}
+
+impl<'s, 'a> Children<'s, 'a> {
+    pub fn ids(&self) -> impl Iterator<Item = &'s Id<'a>> + 's {
+        let s = self.s;
+        s.tree.children(self.of).iter().map(move |&c| &s.entry(c).id)
+    }
+}
+
+impl Serialize for Children<'_, '_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        ser.collect_seq(self.ids())
+    }
 }
 
 /// One row of the human tree.
@@ -120,9 +141,9 @@ impl Indent {
     }
 
     /// The connectors as a span: every level a renderer could show, and how many there are.
-    fn span(&self, style: Style) -> Span {
+    fn span(&self, style: Style) -> Span<'static> {
         let levels = self.depth();
-        Span { text: self.innermost(CONNECTOR_COLUMNS / 3), style, fit: Fit::Connectors { levels }, gap: false }
+        Span { text: self.innermost(CONNECTOR_COLUMNS / 3).into(), style, fit: Fit::Connectors { levels }, gap: false }
     }
 }
 
@@ -151,7 +172,7 @@ impl<'s, 'a> TreeView<'s, 'a> {
                         depth: s.tree.depth(i),
                         kind: &e.kind_name,
                         role: e.role_name(),
-                        children: s.tree.children(i).iter().map(|&c| id(c)).collect(),
+                        children: Children { s, of: i },
                         synthetic_id: e.extra.as_ref().is_some_and(|x| x.synthetic_id),
                         label: e.extra.as_ref().and_then(|x| x.label.as_deref()),
                     }
@@ -175,12 +196,13 @@ impl<'s, 'a> TreeView<'s, 'a> {
     }
 
     /// The human form, a line at a time (a tree can have millions of rows).
-    pub fn lines(&self) -> Box<dyn Iterator<Item = Line> + '_> {
+    pub fn lines(&self) -> Box<dyn Iterator<Item = Line<'_>> + '_> {
         if self.nodes.is_empty() {
             return Box::new(std::iter::once(no_entries()));
         }
         let origin = self.origin.iter().map(|o| {
-            let forked = Span { text: format!("forked from {o}"), style: Style::Dim, fit: Fit::CutStart, gap: false };
+            let forked =
+                Span { text: format!("forked from {o}").into(), style: Style::Dim, fit: Fit::CutStart, gap: false };
             Line::of(vec![forked])
         });
         let chain = self.one_chain.map(|n| {
@@ -189,7 +211,7 @@ impl<'s, 'a> TreeView<'s, 'a> {
         Box::new(origin.chain(self.rows.iter().map(|r| self.line(r))).chain(chain))
     }
 
-    fn line(&self, row: &Row) -> Line {
+    fn line(&self, row: &Row) -> Line<'_> {
         match row {
             Row::Entry { node, connectors, on_path, latest } => {
                 let mut spans = vec![connectors.span(Style::Dim)];
