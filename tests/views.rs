@@ -306,3 +306,25 @@ fn rendered_rows_fit_the_width_they_are_given() {
         }
     }
 }
+
+#[test]
+fn path_rows_deeper_than_9999_still_fit_the_width() {
+    // The depth column is four wide; a fifth digit used to push the row one column past
+    // the width. The row is fitted to what the column really takes.
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = common::ArcturnBuilder::new();
+    let long = "word ".repeat(40);
+    b.user("e0", None, &long);
+    for i in 1..=10_000 {
+        b.user(&format!("e{i}"), Some(&format!("e{}", i - 1)), &long);
+    }
+    let p = b.write(dir.path(), "deep.jsonl");
+    let out = run(&["path", "--color", "never", &p]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let rows: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(rows.len(), 10_001);
+    assert!(rows[10_000].starts_with("10000 e10000 "), "{}", rows[10_000]);
+    for r in [rows[9_999], rows[10_000]] {
+        assert_eq!(render::fit::width(r), 100, "COLUMNS=100, the text cut to fill it: {r}");
+    }
+}
