@@ -7,7 +7,8 @@
 //! 2. [`format`]: each line is decoded, in parallel, into normalized [`model`] records;
 //! 3. [`tree`]: ids and parents become an index (roots, children, leaves, paths), and
 //!    [`pairing`] matches tool calls with their results;
-//! 4. views ([`check`], ...) compute plain data from a [`session::Session`];
+//! 4. views ([`check`], [`view`] for tree, path and leaves, ...) compute plain data from a
+//!    [`session::Session`];
 //! 5. [`render`] turns views into text for people or JSON for scripts; [`cmd`] wires it up.
 
 // Only the memory map of an input and its SIGBUS handler need `unsafe` (see `mapping`):
@@ -47,3 +48,4 @@ pub mod stats;
 pub mod time;
 pub mod trace;
 pub mod tree;
+pub mod view;

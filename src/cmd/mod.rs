@@ -30,6 +30,7 @@ use crate::render::{self, palette, Palette};
 use crate::sanitize;
 use crate::session::Session;
 use crate::source::{ReadOptions, Source};
+pub use crate::view::DocHead;
 
 /// How a command that ran to completion ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -456,18 +457,4 @@ pub fn overview() -> String {
 /// Map a write error on stdout to the error type (a closed pipe is handled by `main`).
 pub fn io_err(e: io::Error) -> Error {
     Error::Io { path: "<stdout>".into(), source: e }
-}
-
-/// The common JSON fields of a per-file document.
-#[derive(serde::Serialize)]
-pub struct DocHead<'s> {
-    pub schema_version: u32,
-    pub file: &'s str,
-    pub format: Format,
-}
-
-impl<'s> DocHead<'s> {
-    pub fn of(s: &'s Session<'_>) -> DocHead<'s> {
-        DocHead { schema_version: 1, file: s.name(), format: s.format }
-    }
 }

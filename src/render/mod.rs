@@ -3,6 +3,7 @@
 
 pub mod fit;
 pub mod json;
+pub mod lines;
 pub mod matches;
 pub mod palette;
 pub mod progress;
