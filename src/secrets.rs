@@ -206,11 +206,14 @@ fn regex_source(r: &Rule) -> Cow<'static, str> {
 
 /// The compiled table.
 pub struct Scanner {
-    regexes: Vec<Regex>,
+    /// Each rule's regex, compiled the first time a text holds one of its keywords (most
+    /// runs mask a few messages that hold none, and compiling the table costs more than
+    /// reading a big file's first lines).
+    regexes: Vec<OnceLock<Regex>>,
     keywords: AhoCorasick,
     /// For each keyword pattern, the rules it enables (a bit per rule).
     enables: Vec<u64>,
-    secret_name: Regex,
+    secret_name: OnceLock<Regex>,
 }
 
 /// One match in a text: the secret's byte range and the rule that found it.
@@ -253,11 +256,8 @@ impl Scanner {
             .ascii_case_insensitive(true)
             .build(&words)
             .expect("the keyword table is a valid automaton");
-        let regexes = RULES
-            .iter()
-            .map(|r| Regex::new(&regex_source(r)).unwrap_or_else(|e| panic!("rule {}: {e}", r.kind)))
-            .collect();
-        let secret_name = Regex::new(&format!(r"(?i){SECRET_NAME}$")).expect("valid regex");
+        let regexes = RULES.iter().map(|_| OnceLock::new()).collect();
+        let secret_name = OnceLock::new();
         Scanner { regexes, keywords, enables, secret_name }
     }
 
@@ -291,6 +291,8 @@ impl Scanner {
             if mask & (1 << i) == 0 {
                 continue;
             }
+            let r = &RULES[i];
+            let re = re.get_or_init(|| Regex::new(&regex_source(r)).unwrap_or_else(|e| panic!("rule {}: {e}", r.kind)));
             for caps in re.captures_iter(text) {
                 let m = caps.name("s").or_else(|| caps.get(0)).expect("group 0 always matches");
                 if confirm(RULES[i].check, m.as_str()) {
@@ -318,7 +320,10 @@ impl Scanner {
         }
         let generic = rule_index("generic_secret");
         if hits.is_empty()
-            && self.secret_name.is_match(name)
+            && self
+                .secret_name
+                .get_or_init(|| Regex::new(&format!(r"(?i){SECRET_NAME}$")).expect("valid regex"))
+                .is_match(name)
             && (12..=256).contains(&value.len())
             && !value.contains(char::is_whitespace)
             && confirm(RULES[generic].check, value)

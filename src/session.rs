@@ -161,8 +161,23 @@ impl<'a> Session<'a> {
     /// index keeps no payloads).
     pub fn content(&self, i: Ix) -> Result<Content> {
         let e = self.entry(i);
-        let lines = e.spans().map(|sp| self.value_at(sp)).collect::<Result<Vec<_>>>()?;
-        Ok((format::decoder(self.format).content)(e, &lines))
+        let table = format::decoder(self.format);
+        let lines = e.spans().map(|sp| self.members_at(sp, table.content_keys)).collect::<Result<Vec<_>>>()?;
+        Ok((table.content)(e, &lines))
+    }
+
+    /// The top-level members `keys` of the line at `span`, as a JSON object; the other members
+    /// are skipped unparsed (on real files most of a line is metadata and copies of tool
+    /// output no view reads). A line the skimming parser declines is read whole by
+    /// [`Session::value_at`], so the members are the same either way.
+    pub fn members_at(&self, span: std::ops::Range<usize>, keys: &[&str]) -> Result<serde_json::Value> {
+        let b = &self.source_bytes()[span.clone()];
+        let fixed = repair_lone_surrogates(b);
+        let text = simdutf8::basic::from_utf8(fixed.as_deref().unwrap_or(b)).ok();
+        match text.map(|t| format::skim::from_str_seed(t, Members(keys))) {
+            Some(Ok(v)) => Ok(v),
+            _ => self.value_at(span),
+        }
     }
 
     /// Findings that make a line unreadable, excluding the last line's torn-write rule.
@@ -217,5 +232,61 @@ impl<'a> Session<'a> {
             .and_then(|h| h.created)
             .or_else(|| self.entries.iter().find_map(|e| e.timestamp))
             .or_else(|| self.observations.iter().find_map(|o| o.ts))
+    }
+}
+
+/// Deserializes a JSON object keeping only the members named (see [`Session::members_at`]).
+struct Members<'k>(&'k [&'k str]);
+
+impl<'de> serde::de::DeserializeSeed<'de> for Members<'_> {
+    type Value = serde_json::Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Members<'_> {
+    type Value = serde_json::Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> std::result::Result<Self::Value, A::Error> {
+        let mut out = serde_json::Map::new();
+        while let Some(MemberKey(k)) = a.next_key()? {
+            if self.0.contains(&k.as_ref()) {
+                out.insert(k.into_owned(), a.next_value()?);
+            } else {
+                a.next_value::<serde::de::IgnoredAny>()?;
+            }
+        }
+        Ok(serde_json::Value::Object(out))
+    }
+}
+
+/// An object key, borrowed from the line when it has no escapes.
+struct MemberKey<'de>(std::borrow::Cow<'de, str>);
+
+impl<'de> serde::Deserialize<'de> for MemberKey<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = MemberKey<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> std::result::Result<Self::Value, E> {
+                Ok(MemberKey(std::borrow::Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> std::result::Result<Self::Value, E> {
+                Ok(MemberKey(std::borrow::Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E>(self, v: String) -> std::result::Result<Self::Value, E> {
+                Ok(MemberKey(std::borrow::Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V)
     }
 }

@@ -15,7 +15,15 @@ use crate::finding::{Code, Finding};
 use crate::model::{Compaction, ContextEdit, Entry, Header, Kind, Message, Role, State, ToolResult};
 use crate::source::Line;
 
-pub const DECODER: Decoder = Decoder { decode, explain, fold: None, content, observed: false, header_expected: true };
+pub const DECODER: Decoder = Decoder {
+    decode,
+    explain,
+    fold: None,
+    content,
+    content_keys: &["message"],
+    observed: false,
+    header_expected: true,
+};
 
 /// A message's content: its blocks; a `toolResult` message is one tool result block.
 pub fn content(_: &Entry<'_>, lines: &[Value]) -> content::Content {

@@ -24,8 +24,15 @@ use crate::finding::{Code, Finding};
 use crate::model::{Compaction, Entry, Header, Id, Kind, Message, Role, Text, Usage};
 use crate::source::Line;
 
-pub const DECODER: Decoder =
-    Decoder { decode, explain, fold: Some(fold), content, observed: false, header_expected: false };
+pub const DECODER: Decoder = Decoder {
+    decode,
+    explain,
+    fold: Some(fold),
+    content,
+    content_keys: &["message", "content", "isApiErrorMessage"],
+    observed: false,
+    header_expected: false,
+};
 
 /// Line types that describe the session rather than the conversation: never tree entries.
 const METADATA: &[&str] = &[
@@ -66,24 +73,9 @@ const AGENT: &str = "agent";
 
 /// Whether a line carries the Claude Code signature (FORMATS-REAL.md section 5): `uuid`, a
 /// `parentUuid` key and `sessionId`, or a metadata line only Claude Code writes.
-pub fn sniff(b: &[u8]) -> bool {
-    #[derive(Deserialize)]
-    struct Probe<'a> {
-        #[serde(borrow, rename = "type")]
-        ty: Option<Str<'a>>,
-        uuid: Option<serde::de::IgnoredAny>,
-        #[serde(rename = "parentUuid", default, deserialize_with = "super::present")]
-        parent: bool,
-        #[serde(rename = "sessionId")]
-        session: Option<serde::de::IgnoredAny>,
-    }
-    // Only an object: serde would also fill the probe's fields from an array's elements.
-    if b.iter().find(|c| !c.is_ascii_whitespace()) != Some(&b'{') {
-        return false;
-    }
-    let Ok(p) = serde_json::from_slice::<Probe>(b) else { return false };
+pub(crate) fn signature(p: &super::Probe<'_>) -> bool {
     let ty = p.ty.as_ref().map(|t| t.0.as_ref());
-    (p.uuid.is_some() && p.parent && p.session.is_some())
+    (p.uuid.is_some() && p.parent_uuid && p.session_id.is_some())
         || matches!(ty, Some("file-history-snapshot" | "summary" | "queue-operation"))
 }
 
@@ -738,6 +730,10 @@ pub fn content(_: &Entry<'_>, lines: &[Value]) -> content::Content {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sniff(b: &[u8]) -> bool {
+        super::super::Probe::of(b).is_some_and(|p| signature(&p))
+    }
 
     #[test]
     fn only_an_object_carries_the_signature() {

@@ -37,8 +37,15 @@ use crate::finding::{Code, Finding};
 use crate::model::{Blocks, Compaction, Entry, Header, Id, Kind, Message, Role, Text, ToolCall, ToolResult, Usage};
 use crate::source::Line;
 
-pub const DECODER: Decoder =
-    Decoder { decode, explain, fold: Some(fold), content, observed: false, header_expected: false };
+pub const DECODER: Decoder = Decoder {
+    decode,
+    explain,
+    fold: Some(fold),
+    content,
+    content_keys: &["payload"],
+    observed: false,
+    header_expected: false,
+};
 
 /// The record types of section 3.2 (what detection accepts, with `ordinal` or without).
 pub const TYPES: &[&str] = &["session_meta", "turn_context", "response_item", "event_msg", "compacted"];
@@ -899,21 +906,17 @@ fn name_results(out: &mut [Entry<'_>]) {
 
 /// Whether a line has the Codex envelope: `timestamp`, `type` (a section 3.2 type) and
 /// `payload`, with or without `ordinal`.
-pub fn sniff(b: &[u8]) -> bool {
-    #[derive(Deserialize)]
-    struct Probe<'a> {
-        #[serde(borrow, rename = "type")]
-        ty: Option<Str<'a>>,
-        timestamp: Option<serde::de::IgnoredAny>,
-        payload: Option<serde::de::IgnoredAny>,
-    }
-    let Ok(p) = serde_json::from_slice::<Probe>(b) else { return false };
-    p.timestamp.is_some() && p.payload.is_some() && p.ty.is_some_and(|t| TYPES.contains(&t.0.as_ref()))
+pub(crate) fn signature(p: &super::Probe<'_>) -> bool {
+    p.timestamp.is_some() && p.payload.is_some() && p.ty.as_ref().is_some_and(|t| TYPES.contains(&t.0.as_ref()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sniff(b: &[u8]) -> bool {
+        super::super::Probe::of(b).is_some_and(|p| signature(&p))
+    }
 
     #[test]
     fn exit_codes_only_when_recorded() {

@@ -11,7 +11,15 @@ use crate::finding::{Code, Finding};
 use crate::model::{Entry, Header, Kind, Message, Observation, Outcome, Role};
 use crate::source::Line;
 
-pub const DECODER: Decoder = Decoder { decode, explain, fold: None, content, observed: true, header_expected: false };
+pub const DECODER: Decoder = Decoder {
+    decode,
+    explain,
+    fold: None,
+    content,
+    content_keys: &["message"],
+    observed: true,
+    header_expected: false,
+};
 
 /// A message's content blocks (`text`, `tool_use`, `tool_result`).
 pub fn content(_: &Entry<'_>, lines: &[serde_json::Value]) -> crate::content::Content {

@@ -103,6 +103,9 @@ pub struct Decoder {
     pub fold: Option<fn(&mut Decoded<'_>)>,
     /// An entry's message content, from the parsed JSON of each of its lines.
     pub content: fn(&Entry<'_>, &[serde_json::Value]) -> Content,
+    /// The top-level members of a line that `content` reads; the rest of the line is skipped
+    /// unparsed when content is re-read ([`crate::session::Session::content`]).
+    pub content_keys: &'static [&'static str],
     /// Where model calls, runs and compaction events are recorded: in observation records
     /// beside the entries (crab), or on the entries themselves (every other format), from
     /// which views derive them.
@@ -716,7 +719,8 @@ fn last_line_len(source: &Source) -> usize {
 /// both lines.
 pub fn detect(source: &Source) -> Result<Format> {
     let bytes = source.bytes();
-    let mut seen: Vec<String> = Vec::new();
+    // The first two lines, shown (masked) only when no format is recognised.
+    let mut seen: Vec<&[u8]> = Vec::new();
     let mut found: Option<(Format, u32)> = None;
     let mut lines = 0;
     for line in source.lines().take(DETECT_LINES * 4) {
@@ -726,9 +730,9 @@ pub fn detect(source: &Source) -> Result<Format> {
         }
         lines += 1;
         if seen.len() < 2 {
-            seen.push(excerpt(b));
+            seen.push(b);
         }
-        match (sniff(b).or_else(|| claude::sniff(b).then_some(Format::Claude)), found) {
+        match (sniff(b), found) {
             (Some(f), None) => found = Some((f, line.number)),
             (Some(f), Some((g, at))) if f != g => {
                 return Err(Error::at(
@@ -758,33 +762,60 @@ pub fn detect(source: &Source) -> Result<Format> {
         path: source.name.clone(),
         message: format!(
             "unknown format: the first lines look like {}; expected a session of arcturn ({{\"kind\":\"session\",...}}), crab ({{\"kind\":\"meta\",...}}), pi ({{\"type\":\"session\",...}}), Claude Code (lines with uuid, parentUuid and sessionId) or codex ({{\"timestamp\":...,\"type\":\"session_meta\",\"payload\":...}}) (use --input-format to force one)",
-            seen.join(" then ")
+            seen.iter().map(|b| excerpt(b)).collect::<Vec<_>>().join(" then ")
         ),
     })
 }
 
+/// What detection reads of one line: the fields of every format's signature, read in one
+/// parse (a line is read once, not once per format). Only a JSON object has fields: serde
+/// would also fill a derived struct from an array's elements, so anything else is no probe.
+#[derive(serde::Deserialize)]
+pub(crate) struct Probe<'a> {
+    #[serde(borrow)]
+    pub kind: Option<de::Str<'a>>,
+    #[serde(borrow, rename = "type")]
+    pub ty: Option<de::Str<'a>>,
+    // Presence is what counts: a root's parent is `null`, and `Option` would read that
+    // as absent, leaving a one-entry file without a header undetectable.
+    #[serde(rename = "parentId", default, deserialize_with = "present")]
+    pub parent_camel: bool,
+    #[serde(default, deserialize_with = "present")]
+    pub parent_id: bool,
+    pub id: Option<serde_json::Value>,
+    pub run_id: Option<IgnoredAny>,
+    /// Claude Code's signature.
+    pub uuid: Option<IgnoredAny>,
+    #[serde(rename = "parentUuid", default, deserialize_with = "present")]
+    pub parent_uuid: bool,
+    #[serde(rename = "sessionId")]
+    pub session_id: Option<IgnoredAny>,
+    /// Codex's envelope.
+    pub timestamp: Option<IgnoredAny>,
+    pub payload: Option<IgnoredAny>,
+}
+
+impl<'a> Probe<'a> {
+    pub(crate) fn of(b: &'a [u8]) -> Option<Probe<'a>> {
+        if b.iter().find(|c| !c.is_ascii_whitespace()) != Some(&b'{') {
+            return None;
+        }
+        probe(b)
+    }
+}
+
 /// The format one line is a signature of, if any.
 fn sniff(b: &[u8]) -> Option<Format> {
+    let p = Probe::of(b)?;
     // Codex rollouts: the `{timestamp, type, payload}` envelope (FORMATS-REAL.md section 5).
-    if codex::sniff(b) {
+    if codex::signature(&p) {
         return Some(Format::Codex);
     }
-    #[derive(serde::Deserialize)]
-    struct Probe<'a> {
-        #[serde(borrow)]
-        kind: Option<de::Str<'a>>,
-        #[serde(borrow, rename = "type")]
-        ty: Option<de::Str<'a>>,
-        // Presence is what counts: a root's parent is `null`, and `Option` would read that
-        // as absent, leaving a one-entry file without a header undetectable.
-        #[serde(rename = "parentId", default, deserialize_with = "present")]
-        parent_camel: bool,
-        #[serde(default, deserialize_with = "present")]
-        parent_id: bool,
-        id: Option<serde_json::Value>,
-        run_id: Option<IgnoredAny>,
-    }
-    let p: Probe = serde_json::from_slice(b).ok()?;
+    tagged(&p).or_else(|| claude::signature(&p).then_some(Format::Claude))
+}
+
+/// arcturn, crab and pi: told apart by the `kind` or `type` tag and the id fields.
+fn tagged(p: &Probe<'_>) -> Option<Format> {
     if let Some(kind) = &p.kind {
         return match kind.0.as_ref() {
             "meta" | "obs" => Some(Format::Crab),
@@ -814,6 +845,18 @@ fn sniff(b: &[u8]) -> Option<Format> {
         return Some(Format::Crab);
     }
     None
+}
+
+/// A detection probe read from one line: by the skimming parser (it skips the long strings
+/// a probe does not ask for), or by serde_json when the skimmer declines the line, so the
+/// answer is serde_json's either way.
+pub(crate) fn probe<'a, T: serde::Deserialize<'a>>(b: &'a [u8]) -> Option<T> {
+    if let Ok(text) = simdutf8::basic::from_utf8(b) {
+        if let Ok(p) = skim::from_str(text) {
+            return Some(p);
+        }
+    }
+    serde_json::from_slice(b).ok()
 }
 
 /// A field that is there, whatever its value (`null` included).

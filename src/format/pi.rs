@@ -24,8 +24,15 @@ use crate::finding::{Code, Finding};
 use crate::model::{Compaction, Entry, Header, Id, Kind, Message, Role, State, Text};
 use crate::source::Line;
 
-pub const DECODER: Decoder =
-    Decoder { decode, explain, fold: Some(fold), content, observed: false, header_expected: true };
+pub const DECODER: Decoder = Decoder {
+    decode,
+    explain,
+    fold: Some(fold),
+    content,
+    content_keys: &["message", "summary", "content"],
+    observed: false,
+    header_expected: true,
+};
 
 fn explain<'a>(b: &'a [u8]) -> Option<String> {
     super::explain_with::<RawLine<'a>>(b)

@@ -38,6 +38,17 @@ pub fn from_str<'de, T: de::Deserialize<'de>>(text: &'de str) -> Result<T> {
     Ok(v)
 }
 
+/// Deserialize with `seed` from one line of valid UTF-8 (as [`from_str`]).
+pub fn from_str_seed<'de, S: DeserializeSeed<'de>>(text: &'de str, seed: S) -> Result<S::Value> {
+    let mut s = Skim::new(text, None);
+    let v = seed.deserialize(&mut s)?;
+    s.ws();
+    if s.i != text.len() {
+        return Err(DECLINED);
+    }
+    Ok(v)
+}
+
 /// Why the skimmer stopped. It explains nothing else: the caller asks serde_json.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Error {

@@ -290,3 +290,12 @@ fn kinds_are_unique_lower_case_names() {
         assert!(!r.keywords.is_empty(), "{} has no keyword", r.kind);
     }
 }
+
+#[test]
+fn every_rule_regex_compiles() {
+    // The scanner compiles a rule's regex on first use: a bad one must fail here, not later.
+    for r in RULES {
+        assert!(Regex::new(&regex_source(r)).is_ok(), "rule {}", r.kind);
+    }
+    assert!(Regex::new(&format!(r"(?i){SECRET_NAME}$")).is_ok());
+}

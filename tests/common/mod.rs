@@ -66,6 +66,34 @@ pub fn testdata(rel: &str) -> String {
     format!("testdata/{rel}")
 }
 
+/// Every session file under ../shared/real/ (paths relative to the crate), sorted; none,
+/// after saying so (a failure under `CI=true`), when the folder is missing.
+pub fn real_files() -> Vec<String> {
+    let dir = root().join("../shared/real");
+    if !dir.is_dir() {
+        prereq::missing(
+            "../shared/real (real session files)",
+            "check them out beside the project",
+            "ARCTURN_REQUIRE_REAL",
+        );
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![dir.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                out.push(format!("../shared/real/{}", p.strip_prefix(&dir).unwrap().display()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 /// Every session file under testdata/, sorted.
 pub fn all_testdata() -> Vec<String> {
     let mut out = Vec::new();

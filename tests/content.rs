@@ -1,0 +1,79 @@
+//! A message's content is re-read from only the members of its lines that the format's
+//! content function reads (the rest of each line is skipped unparsed). Whatever is skipped,
+//! the content must be what the whole line gives: checked for every entry of every bundled
+//! and real session.
+
+mod common;
+
+use arcturn_inspect::format;
+use arcturn_inspect::model::Format;
+use arcturn_inspect::session::Session;
+use arcturn_inspect::source::{ReadOptions, Source};
+use common::{all_testdata, real_files, root};
+
+/// The format of `rel` and the entries compared in it, after checking each one's content
+/// both ways (none for a file that does not load: the hostile testdata).
+fn compare(rel: &str) -> Option<(Format, usize)> {
+    let src = Source::open(&root().join(rel), ReadOptions::default()).ok()?;
+    let s = Session::load(&src, None).ok()?;
+    let table = format::decoder(s.format);
+    let mut compared = 0;
+    for (i, e) in s.entries.iter().enumerate() {
+        let whole: Result<Vec<_>, _> = e.spans().map(|sp| s.value_at(sp)).collect();
+        let Ok(whole) = whole else {
+            assert!(s.content(i as u32).is_err(), "{rel}:{}: the whole line fails, the members read", e.line);
+            continue;
+        };
+        let expected = (table.content)(e, &whole);
+        let got = s.content(i as u32).unwrap_or_else(|err| panic!("{rel}:{}: {err}", e.line));
+        assert_eq!(got, expected, "{rel}:{}: content from the members differs from the whole line's", e.line);
+        compared += 1;
+    }
+    Some((s.format, compared))
+}
+
+#[test]
+fn content_from_members_equals_content_from_whole_lines() {
+    let mut files = all_testdata();
+    files.extend(real_files());
+    let mut per_format = std::collections::BTreeMap::new();
+    for (f, n) in files.iter().filter_map(|f| compare(f)) {
+        *per_format.entry(f.as_str()).or_insert(0) += n;
+    }
+    // Every format's messages are in testdata, dozens at least.
+    for f in ["arcturn", "crab", "pi", "claude", "codex"] {
+        let n = per_format.get(f).copied().unwrap_or(0);
+        assert!(n >= 20, "{f}: only {n} entries compared ({per_format:?})");
+    }
+}
+
+#[test]
+fn members_skip_what_is_not_asked_and_keep_escapes() {
+    let line = r#"{"uuid":"u1","toolUseResult":{"stdout":"x\"y"},"message":{"role":"user","content":"caf\u00e9 \"q\"\n"},"cwd":"/tmp"}"#;
+    let src = Source::from_bytes("inline.jsonl", format!("{line}\n").into_bytes()).unwrap();
+    let s = Session::load(&src, Some(Format::Claude)).unwrap();
+    let v = s.members_at(0..line.len(), &["message"]).unwrap();
+    assert_eq!(v.as_object().unwrap().keys().collect::<Vec<_>>(), ["message"]);
+    assert_eq!(v["message"]["content"], "café \"q\"\n");
+    // A key the line holds twice is declined by the skimmer: the whole line is read, as serde_json
+    // reads it (the last value wins).
+    let dup = r#"{"message":{"content":"a"},"message":{"content":"b"}}"#;
+    let src = Source::from_bytes("dup.jsonl", format!("{dup}\n").into_bytes()).unwrap();
+    let s = Session::load(&src, Some(Format::Claude)).unwrap();
+    assert_eq!(s.members_at(0..dup.len(), &["message"]).unwrap()["message"]["content"], "b");
+}
+
+#[test]
+fn an_api_error_line_keeps_its_error_when_read_from_members() {
+    // Claude Code writes a failed request as an assistant line flagged `isApiErrorMessage`,
+    // the error text as its content; the flag is a member beside `message`.
+    let lines = [
+        r#"{"parentUuid":null,"sessionId":"s1","type":"user","message":{"role":"user","content":"hi"},"uuid":"u1","timestamp":"2026-02-11T10:00:00.000Z"}"#,
+        r#"{"parentUuid":"u1","sessionId":"s1","type":"assistant","isApiErrorMessage":true,"message":{"model":"<synthetic>","id":"m1","type":"message","role":"assistant","content":[{"type":"text","text":"API Error: 529 overloaded"}],"usage":{"input_tokens":0,"output_tokens":0}},"uuid":"a1","timestamp":"2026-02-11T10:00:01.000Z"}"#,
+    ];
+    let src = Source::from_bytes("api-error.jsonl", (lines.join("\n") + "\n").into_bytes()).unwrap();
+    let s = Session::load(&src, None).unwrap();
+    assert_eq!(s.format, Format::Claude);
+    let error = s.entries.iter().enumerate().find_map(|(i, _)| s.content(i as u32).ok()?.error);
+    assert_eq!(error.as_deref(), Some("API Error: 529 overloaded"));
+}
