@@ -21,14 +21,13 @@
 //! tool result text (or the stub that replaces it), a flat 4800 per image, a provider
 //! compaction block's summary, a server-tool block as JSON, and the synthetic summary text.
 
-use std::collections::{HashMap, HashSet};
-
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::content::{self, Block, Image, IMAGE_CHARS};
 use crate::error::Result;
+use crate::format::{FastMap as HashMap, FastSet as HashSet};
 use crate::model::{Kind, OwnedId};
 use crate::session::Session;
 use crate::tree::Ix;

@@ -600,7 +600,7 @@ fn either64(block: &[u8; 64], a: u8, b: u8) -> u64 {
 fn unescape(s: &str) -> Result<String> {
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
-    while let Some(at) = rest.find('\\') {
+    while let Some(at) = memchr::memchr(b'\\', rest.as_bytes()) {
         out.push_str(&rest[..at]);
         let b = rest.as_bytes();
         let (c, used) = match b.get(at + 1).ok_or(DECLINED)? {
