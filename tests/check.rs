@@ -500,3 +500,35 @@ fn fifty_megabyte_generated_session() {
     assert_eq!(s["leaves"], sum.leaves);
     assert_eq!(s["max_depth"], sum.max_depth);
 }
+
+#[test]
+fn many_files_are_reported_in_the_order_given() {
+    // More files than one parallel window holds (four per CPU): every testdata session
+    // (clean, damaged, every format), given in reverse order, twice over. Each document and
+    // each human summary must come in the order of the arguments, whichever file finished first.
+    let mut files = common::all_testdata();
+    files.reverse();
+    let twice: Vec<String> = files.iter().chain(files.iter()).cloned().collect();
+    let mut args = vec!["check", "--json"];
+    args.extend(twice.iter().map(String::as_str));
+    let out = run(&args);
+    let reported: Vec<String> = out.ndjson().iter().map(|d| d["file"].as_str().unwrap().to_string()).collect();
+    // A file that cannot be read as a session is on stderr, not in the documents.
+    let unread: Vec<&String> = twice.iter().filter(|f| !reported.contains(f)).collect();
+    let expected: Vec<&String> = twice.iter().filter(|f| reported.contains(f)).collect();
+    assert_eq!(reported.iter().collect::<Vec<_>>(), expected, "documents out of order");
+    assert!(reported.len() > 64, "only {} documents: the test needs several windows", reported.len());
+    for f in unread {
+        assert!(out.stderr.contains(f.as_str()), "{f} is neither reported nor named on stderr:\n{}", out.stderr);
+    }
+    let mut human = vec!["check", "--color", "never"];
+    human.extend(twice.iter().map(String::as_str));
+    let text = run(&human).stdout;
+    let order: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("ok ").or_else(|| l.strip_prefix("FAIL ")))
+        .map(|l| l.split(':').next().unwrap())
+        .collect();
+    let expected: Vec<&str> = expected.iter().map(|s| s.as_str()).collect();
+    assert_eq!(order, expected, "human summaries out of order");
+}

@@ -2,6 +2,8 @@
 
 use std::io::Write;
 
+use rayon::prelude::*;
+
 use super::{io_err, Ctx, Outcome, Tally};
 use crate::check::{check, Report};
 use crate::cli::CheckArgs;
@@ -21,41 +23,46 @@ pub fn run(ctx: &Ctx, a: &CheckArgs, out: &mut dyn Write) -> Result<Outcome> {
     let mut with_errors = 0;
     let mut with_warnings = 0;
     let progress = Progress::new(ctx, files.len(), "files");
-    for (i, f) in files.iter().enumerate() {
-        let last = i + 1 == files.len();
-        progress.tick();
-        let report = match Source::open(&f.path, ctx.read_options()).and_then(|src| {
-            let src = if last { super::keep_until_exit(src) } else { &src };
-            // The report needs the index and the findings, not the message bodies.
-            let s = Session::load_with(src, ctx.format(), Detail::Index)?;
-            let report = check(&s, ctx.global.strict);
-            if last {
-                super::release(s);
-            }
-            Ok(report)
-        }) {
-            Ok(r) => r,
-            Err(e) => {
-                // The other files are still checked; the tally decides the exit status.
-                // Through the handle whose errors are ignored: `eprintln!` panics when
-                // stderr is a closed pipe (`check DIR 2>&1 | head -1`).
-                if let Some(line) = tally.fail(ctx, f, &e) {
-                    let _ = writeln!(ctx.stderr(), "{line}");
+    // Files are checked in parallel a window at a time (each big file is parallel inside
+    // too), and reported in the order given as each window completes: a directory of small
+    // sessions keeps every CPU busy, output stays in order and memory holds one window.
+    let window = 4 * rayon::current_num_threads().max(1);
+    for (w, batch) in files.chunks(window).enumerate() {
+        let reports: Vec<Result<Report>> = batch
+            .par_iter()
+            .enumerate()
+            .map(|(k, f)| {
+                let last = w * window + k + 1 == files.len();
+                let r = check_one(ctx, f, last);
+                progress.tick();
+                r
+            })
+            .collect();
+        for (f, report) in batch.iter().zip(reports) {
+            let report = match report {
+                Ok(r) => r,
+                Err(e) => {
+                    // The other files are still checked; the tally decides the exit status.
+                    // Through the handle whose errors are ignored: `eprintln!` panics when
+                    // stderr is a closed pipe (`check DIR 2>&1 | head -1`).
+                    if let Some(line) = tally.fail(ctx, f, &e) {
+                        let _ = writeln!(ctx.stderr(), "{line}");
+                    }
+                    continue;
                 }
-                continue;
+            };
+            // Damage is `check`'s answer (exit 1), not a failure to read.
+            tally.read += 1;
+            if !report.ok {
+                with_errors += 1;
+            } else if report.count(Severity::Warning) > 0 {
+                with_warnings += 1;
             }
-        };
-        // Damage is `check`'s answer (exit 1), not a failure to read.
-        tally.read += 1;
-        if !report.ok {
-            with_errors += 1;
-        } else if report.count(Severity::Warning) > 0 {
-            with_warnings += 1;
-        }
-        if ctx.global.json {
-            json::write(out, &report, false).map_err(io_err)?;
-        } else {
-            human(&report, &ctx.palette, ctx.global.quiet, ctx.width, out).map_err(io_err)?;
+            if ctx.global.json {
+                json::write(out, &report, false).map_err(io_err)?;
+            } else {
+                human(&report, &ctx.palette, ctx.global.quiet, ctx.width, out).map_err(io_err)?;
+            }
         }
     }
     progress.finish();
@@ -75,6 +82,20 @@ pub fn run(ctx: &Ctx, a: &CheckArgs, out: &mut dyn Write) -> Result<Outcome> {
     }
     out.flush().map_err(io_err)?;
     tally.exit(with_errors > 0)
+}
+
+/// The report of one input; `last` marks the command's last input, whose memory is left to
+/// the process exit.
+fn check_one(ctx: &Ctx, f: &super::Input, last: bool) -> Result<Report> {
+    let src = Source::open(&f.path, ctx.read_options())?;
+    let src = if last { super::keep_until_exit(src) } else { &src };
+    // The report needs the index and the findings, not the message bodies.
+    let s = Session::load_with(src, ctx.format(), Detail::Index)?;
+    let report = check(&s, ctx.global.strict);
+    if last {
+        super::release(s);
+    }
+    Ok(report)
 }
 
 fn human(r: &Report, p: &Palette, quiet: bool, width: usize, out: &mut dyn Write) -> std::io::Result<()> {
