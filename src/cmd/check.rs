@@ -1,6 +1,9 @@
 //! `check FILE...`: the integrity report, grouped by severity, exit 1 on any error.
 
+use std::collections::BTreeMap;
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 
 use rayon::prelude::*;
 
@@ -23,48 +26,64 @@ pub fn run(ctx: &Ctx, a: &CheckArgs, out: &mut dyn Write) -> Result<Outcome> {
     let mut with_errors = 0;
     let mut with_warnings = 0;
     let progress = Progress::new(ctx, files.len(), "files");
-    // Files are checked in parallel a window at a time (each big file is parallel inside
-    // too), and reported in the order given as each window completes: a directory of small
-    // sessions keeps every CPU busy, output stays in order and memory holds one window.
-    let window = 4 * rayon::current_num_threads().max(1);
-    for (w, batch) in files.chunks(window).enumerate() {
-        let reports: Vec<Result<Report>> = batch
-            .par_iter()
-            .enumerate()
-            .map(|(k, f)| {
-                let last = w * window + k + 1 == files.len();
-                let r = check_one(ctx, f, last);
-                progress.tick();
-                r
-            })
-            .collect();
-        for (f, report) in batch.iter().zip(reports) {
-            let report = match report {
-                Ok(r) => r,
-                Err(e) => {
-                    // The other files are still checked; the tally decides the exit status.
-                    // Through the handle whose errors are ignored: `eprintln!` panics when
-                    // stderr is a closed pipe (`check DIR 2>&1 | head -1`).
-                    if let Some(line) = tally.fail(ctx, f, &e) {
-                        let _ = writeln!(ctx.stderr(), "{line}");
-                    }
-                    continue;
+    // Files are checked in parallel (each big file is parallel inside too) and reported in
+    // the order given, each as soon as every file before it is reported: a directory of small
+    // sessions keeps every CPU busy, and a slow input (a FIFO, a huge file) holds back only
+    // the reports after it. Reports that finish early wait in `pending` (findings only).
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel::<(usize, Result<Report>)>();
+    std::thread::scope(|scope| -> Result<()> {
+        let (files, stop, progress) = (&files, &stop, &progress);
+        scope.spawn(move || {
+            files.par_iter().enumerate().for_each_with(tx, |tx, (i, f)| {
+                if stop.load(Ordering::Relaxed) {
+                    return;
                 }
-            };
-            // Damage is `check`'s answer (exit 1), not a failure to read.
-            tally.read += 1;
-            if !report.ok {
-                with_errors += 1;
-            } else if report.count(Severity::Warning) > 0 {
-                with_warnings += 1;
-            }
-            if ctx.global.json {
-                json::write(out, &report, false).map_err(io_err)?;
-            } else {
-                human(&report, &ctx.palette, ctx.global.quiet, ctx.width, out).map_err(io_err)?;
+                let r = check_one(ctx, f, i + 1 == files.len());
+                progress.tick();
+                let _ = tx.send((i, r));
+            });
+        });
+        let mut pending = BTreeMap::new();
+        let mut next = 0;
+        for (i, r) in rx {
+            pending.insert(i, r);
+            while let Some(report) = pending.remove(&next) {
+                let f = &files[next];
+                next += 1;
+                let report = match report {
+                    Ok(r) => r,
+                    Err(e) => {
+                        // The other files are still checked; the tally decides the exit status.
+                        // Through the handle whose errors are ignored: `eprintln!` panics when
+                        // stderr is a closed pipe (`check DIR 2>&1 | head -1`).
+                        if let Some(line) = tally.fail(ctx, f, &e) {
+                            let _ = writeln!(ctx.stderr(), "{line}");
+                        }
+                        continue;
+                    }
+                };
+                // Damage is `check`'s answer (exit 1), not a failure to read.
+                tally.read += 1;
+                if !report.ok {
+                    with_errors += 1;
+                } else if report.count(Severity::Warning) > 0 {
+                    with_warnings += 1;
+                }
+                let written = if ctx.global.json {
+                    json::write(out, &report, false)
+                } else {
+                    human(&report, &ctx.palette, ctx.global.quiet, ctx.width, out)
+                };
+                if let Err(e) = written {
+                    // Nothing more can be written: the files not started are not checked.
+                    stop.store(true, Ordering::Relaxed);
+                    return Err(io_err(e));
+                }
             }
         }
-    }
+        Ok(())
+    })?;
     progress.finish();
     if !ctx.global.json && files.len() > 1 {
         let clean = tally.read - with_errors - with_warnings;
