@@ -199,9 +199,14 @@ fn report(ctx: &Ctx, out: &RefCell<&mut dyn Write>, message: &str, origin: Optio
 /// compiling the filter on each costs more than it saves.
 const PARALLEL_MIN: usize = 4 << 20;
 
-/// Input bytes per chunk handed to a thread: a few MiB, so a big file makes many more
+/// Input bytes per chunk handed to a thread: about a MiB, so a big file makes many more
 /// chunks than there are threads and none waits long for a slow one.
-const CHUNK: usize = 2 << 20;
+const CHUNK: usize = 1 << 20;
+
+/// What an input counts for in a chunk's size besides its bytes: a filter that does much
+/// work per input (`[range(1000)]`) costs per input, not per byte, and a run of short lines
+/// must not all land in one chunk.
+const INPUT_WEIGHT: usize = 1 << 10;
 
 /// Output bytes a chunk gathers before handing them on.
 const PIECE: usize = 256 << 10;
@@ -272,7 +277,7 @@ fn run_by_file(
 fn run_chunks(open: &Open, shared: &Shared<'_>, out: &RefCell<&mut dyn Write>) -> Result<Option<query::RunSummary>> {
     let picks = open.picks.as_slice();
     let bytes = open.source.bytes();
-    let chunks = crate::ordered::split(picks.iter().map(|p| p.span.len()), CHUNK);
+    let chunks = crate::ordered::split(picks.iter().map(|p| p.span.len() + INPUT_WEIGHT), CHUNK);
     let name: &str = &open.name;
     let init = || {
         named_args(shared.a).map_err(|e| e.to_string()).and_then(|named| {
