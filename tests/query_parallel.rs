@@ -21,10 +21,11 @@ struct Fixture {
     big: PathBuf,
     /// Its lines, as written.
     lines: Vec<String>,
-    /// The same session with a corrupt line planted in the middle.
+    /// The same session with two lines planted: one nested 200 levels deep (past the
+    /// loader's limit of 127, within jq's of 10,000) a quarter in, a corrupt one halfway.
     damaged: PathBuf,
-    /// The corrupt line's 1-based number.
-    damaged_line: usize,
+    /// The planted lines' 1-based numbers, in file order.
+    damaged_lines: [usize; 2],
 }
 
 fn fixture() -> &'static Fixture {
@@ -37,12 +38,18 @@ fn fixture() -> &'static Fixture {
         std::fs::write(&big, &buf).unwrap();
         let text = String::from_utf8(buf).unwrap();
         let lines: Vec<String> = text.lines().map(str::to_string).collect();
-        let mut damaged_lines = lines.clone();
-        let damaged_line = lines.len() / 2 + 1;
-        damaged_lines.insert(damaged_line - 1, r#"{"kind":"message","id":"torn","parentId":null,"#.to_string());
+        let mut planted = lines.clone();
+        let deep = format!(
+            r#"{{"kind":"label","id":"deep","parentId":null,"timestamp":1,"label":"x","extra":{}1{}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        let damaged_lines = [lines.len() / 4 + 1, lines.len() / 2 + 1];
+        planted.insert(damaged_lines[0] - 1, deep);
+        planted.insert(damaged_lines[1] - 1, r#"{"kind":"message","id":"torn","parentId":null,"#.to_string());
         let damaged = dir.path().join("damaged.jsonl");
-        std::fs::write(&damaged, damaged_lines.join("\n") + "\n").unwrap();
-        Fixture { _dir: dir, big, lines, damaged, damaged_line }
+        std::fs::write(&damaged, planted.join("\n") + "\n").unwrap();
+        Fixture { _dir: dir, big, lines, damaged, damaged_lines }
     })
 }
 
@@ -184,7 +191,7 @@ fn filters_reading_inputs_pair_records_as_on_one_thread() {
 }
 
 #[test]
-fn several_files_keep_file_order_and_damage_reports_in_place() {
+fn several_files_keep_file_order_and_damaged_or_too_deep_lines_are_no_inputs() {
     let f = fixture();
     let (big, damaged) = (path(&f.big), path(&f.damaged));
     let r = same_both_ways(&[
@@ -199,18 +206,21 @@ fn several_files_keep_file_order_and_damage_reports_in_place() {
     assert_eq!(r.code, 2, "a damaged line before the last: exit 2 after the output");
     let out = text(&r);
     let n = f.lines.len();
-    // The damaged copy has one more line; its corrupt line is no input.
+    // The damaged copy has two more lines; neither is an input.
     let expect = |file: &str, lines: &mut dyn Iterator<Item = usize>| -> String {
         lines.map(|l| format!("[{},{l}]\n", serde_json::Value::from(file))).collect()
     };
     let mut want = expect(big, &mut (2..=n));
-    want += &expect(damaged, &mut (2..=n + 1).filter(|l| *l != f.damaged_line));
+    want += &expect(damaged, &mut (2..=n + 2).filter(|l| !f.damaged_lines.contains(l)));
     let small = run_with("1", &["query", "-c", "[input_filename, $__line]", "testdata/query/arcturn.jsonl"]);
     assert_eq!(small.code, 0);
     want += text(&small);
     want += &expect(big, &mut (2..=n));
     assert!(out == want, "outputs are not file after file, line after line");
-    assert!(r.stderr.contains(&format!("{damaged}:{}", f.damaged_line)), "the damaged line is reported: {}", r.stderr);
+    for line in f.damaged_lines {
+        assert!(r.stderr.contains(&format!("{damaged}:{line}:")), "line {line} is reported: {}", r.stderr);
+    }
+    assert!(r.stderr.contains("nesting too deep"), "{}", r.stderr);
 }
 
 #[test]
