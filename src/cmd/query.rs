@@ -432,7 +432,15 @@ impl Records<'_, '_> {
     fn open(&self, path: &Path) -> Result<Open> {
         let source = Source::open(path, self.ctx.read_options())?;
         let picks = {
-            let s = self.ctx.load(&source)?;
+            // The index is all the selection reads (lines, ids, the tree, the findings):
+            // the records themselves are parsed again, by jaq, as the filter's inputs.
+            let (s, report) = self.ctx.load_reporting_with(&source, crate::format::Detail::Index);
+            let mut err = self.ctx.stderr();
+            for l in report {
+                let _ = writeln!(err, "{l}");
+            }
+            drop(err);
+            let s = s?;
             let picks = query::select(&s, &self.selection)?;
             self.tally.borrow_mut().read += 1;
             let damaged = s.damaged_lines();
