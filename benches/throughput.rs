@@ -190,7 +190,7 @@ fn run() -> Result<(), String> {
         for (b, slot) in benches.iter().zip(&mut samples) {
             let Ok(s) = slot else { continue };
             match time_once(b, gnu_time) {
-                Ok((elapsed, cpu, rss, out)) => {
+                Ok(Timed { elapsed, cpu, rss, stdout: out }) => {
                     s.times.push(elapsed);
                     s.cpu.extend(cpu);
                     s.peak = s.peak.max(rss);
@@ -365,10 +365,20 @@ impl Samples {
     }
 }
 
+/// One run of a command.
+struct Timed {
+    elapsed: Duration,
+    /// CPU seconds, user + system.
+    cpu: Option<f64>,
+    /// Peak RSS in KiB.
+    rss: Option<u64>,
+    stdout: Vec<u8>,
+}
+
 /// Runs the command once: wall time, CPU seconds and peak RSS in KiB when GNU time is there,
 /// and stdout for `wc` (the line count); other commands' output goes to /dev/null, as
 /// `> /dev/null`.
-fn time_once(b: &Bench, gnu_time: bool) -> Result<(Duration, Option<f64>, Option<u64>, Vec<u8>), String> {
+fn time_once(b: &Bench, gnu_time: bool) -> Result<Timed, String> {
     let rss_file = env::temp_dir().join(format!("throughput-rss-{}", std::process::id()));
     let mut cmd = if gnu_time {
         // -o keeps time's report apart from the command's own stderr.
@@ -411,7 +421,7 @@ fn time_once(b: &Bench, gnu_time: bool) -> Result<(Duration, Option<f64>, Option
     } else {
         (None, None)
     };
-    Ok((elapsed, cpu, rss, out.stdout))
+    Ok(Timed { elapsed, cpu, rss, stdout: out.stdout })
 }
 
 fn render(
