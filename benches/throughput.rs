@@ -1,10 +1,12 @@
 //! Throughput of `arcturn-inspect` on a generated 1 GiB arcturn session, next to `wc -l`
-//! (the floor) and `jq -c .id` (the usual tool), all measured in the same run.
+//! (the floor), `jq -c .id` (the usual tool) and `jaq -c .id` (a faster jq, when installed),
+//! all measured in the same run.
 //!
 //! `cargo bench --bench throughput` builds the release binary, generates
 //! `target/bench-data/session-1g.jsonl` once (reused afterwards), runs `BENCH_RUNS` rounds
 //! (default 5) in which each command runs once, and prints a Markdown table of median and
-//! best times, their ratios to `wc -l` and peak RSS; the table is also written to
+//! best times, their ratios to `wc -l`, the median CPU time (user + system) and peak RSS;
+//! the table is also written to
 //! `target/bench-data/results.md`.
 //!
 //! `BENCH_FORMATS=pi,claude,codex` (or `all`) adds a generated file of the same size in each
@@ -15,7 +17,12 @@
 //! Environment: `BENCH_SIZE_MB` (default 1024), `BENCH_RUNS` (default 5),
 //! `BENCH_SKIP_JQ=1` (jq takes ~10 s per run on 1 GiB), `BENCH_BASELINE=PATH` (another
 //! build of the binary, e.g. one of `main`, timed in the same rounds as this one, so a
-//! change is compared before and after on one stretch of the machine).
+//! change is compared before and after on one stretch of the machine), `BENCH_ONLY=query,check`
+//! (only those of our commands, by their first word; the `wc`, jq and jaq rows stay).
+//!
+//! jaq is timed when `BENCH_JAQ` names its binary, or when one is at
+//! `~/.cache/arcturn-inspect-bench/jaq/bin/jaq` (`cargo install jaq --locked --root
+//! ~/.cache/arcturn-inspect-bench/jaq`) or on PATH; otherwise its row is left out with a note.
 //!
 //! Absolute times vary between runs on shared machines; compare the ratios (PERF.md).
 //! Peak RSS comes from GNU time (`/usr/bin/time`, Debian package `time`): a child's
@@ -66,6 +73,7 @@ struct Outcome {
     median: Duration,
     /// The fastest run: noise on a shared machine only ever adds time.
     best: Duration,
+    median_cpu: Option<f64>,
     peak_rss_kib: Option<u64>,
     stdout: Vec<u8>,
 }
@@ -113,6 +121,20 @@ fn run() -> Result<(), String> {
     } else {
         eprintln!("note: jq not found on PATH, skipping it");
     }
+    match find_jaq() {
+        Some(jaq) => benches.push(Bench {
+            label: "`jaq -c .id`".into(),
+            program: jaq,
+            args: vec!["-c".into(), ".id".into(), file_arg.clone()],
+            floor: 0,
+        }),
+        None => {
+            eprintln!("note: jaq not found (BENCH_JAQ, ~/.cache/arcturn-inspect-bench/jaq/bin/jaq, PATH), skipping it")
+        }
+    }
+    let only: Option<Vec<String>> =
+        env::var("BENCH_ONLY").ok().map(|v| v.split(',').map(|w| w.trim().to_string()).collect());
+    let wanted = |args: &[&str]| only.as_ref().is_none_or(|o| o.iter().any(|w| w == args[0]));
     let baseline = env::var_os("BENCH_BASELINE").map(PathBuf::from);
     let ours = |benches: &mut Vec<Bench>, args: &[&str], file: &str, note: &str, floor: usize| {
         let mut argv: Vec<String> = args.iter().map(|a| a.to_string()).collect();
@@ -128,7 +150,7 @@ fn run() -> Result<(), String> {
         }
         benches.push(Bench { label, program: binary.clone(), args: argv, floor });
     };
-    let commands: [&[&str]; 8] = [
+    let commands: [&[&str]; 9] = [
         &["check"],
         &["tree", "--json"],
         &["leaves"],
@@ -137,8 +159,9 @@ fn run() -> Result<(), String> {
         &["rows", "--table", "calls"],
         &["rows", "--table", "tools"],
         &["audit"],
+        &["query", "-c", ".id"],
     ];
-    for args in commands {
+    for args in commands.into_iter().filter(|a| wanted(a)) {
         ours(&mut benches, args, &file_arg, "", 0);
     }
     for agent in formats {
@@ -147,10 +170,10 @@ fn run() -> Result<(), String> {
         let floor = benches.len();
         benches.push(Bench { label: format!("`wc -l` ({})", agent.name()), ..wc(&arg, floor) });
         let note = format!(" ({})", agent.name());
-        for args in [&["check"][..], &["stats", "--json"], &["tree", "--json"]] {
+        for args in [&["check"][..], &["stats", "--json"], &["tree", "--json"]].into_iter().filter(|a| wanted(a)) {
             ours(&mut benches, args, &arg, &note, floor);
         }
-        if agent == gen::real::Agent::Codex {
+        if agent == gen::real::Agent::Codex && wanted(&["check"]) {
             let z = ensure_zst(&path)?;
             ours(&mut benches, &["check"], &z.to_string_lossy(), " (codex, `.jsonl.zst`)", floor);
         }
@@ -167,8 +190,9 @@ fn run() -> Result<(), String> {
         for (b, slot) in benches.iter().zip(&mut samples) {
             let Ok(s) = slot else { continue };
             match time_once(b, gnu_time) {
-                Ok((elapsed, rss, out)) => {
+                Ok(Timed { elapsed, cpu, rss, stdout: out }) => {
                     s.times.push(elapsed);
+                    s.cpu.extend(cpu);
                     s.peak = s.peak.max(rss);
                     s.stdout = out;
                 }
@@ -204,6 +228,15 @@ fn env_u64(name: &str, default: u64) -> Result<u64, String> {
         Ok(v) => v.trim().parse().map_err(|_| format!("{name}={v:?} is not a whole number")),
         Err(_) => Ok(default),
     }
+}
+
+/// jaq's binary: `BENCH_JAQ`, else the bench's own install, else PATH.
+fn find_jaq() -> Option<PathBuf> {
+    if let Some(p) = env::var_os("BENCH_JAQ") {
+        return Some(PathBuf::from(p)).filter(|p| p.is_file());
+    }
+    let cached = env::var_os("HOME").map(|h| Path::new(&h).join(".cache/arcturn-inspect-bench/jaq/bin/jaq"));
+    cached.filter(|p| p.is_file()).or_else(|| which("jaq"))
 }
 
 fn which(program: &str) -> Option<PathBuf> {
@@ -312,6 +345,8 @@ fn ensure_zst(plain: &Path) -> Result<PathBuf, String> {
 #[derive(Default)]
 struct Samples {
     times: Vec<Duration>,
+    /// CPU seconds (user + system), when GNU time is there.
+    cpu: Vec<f64>,
     peak: Option<u64>,
     stdout: Vec<u8>,
 }
@@ -319,7 +354,9 @@ struct Samples {
 impl Samples {
     fn outcome(mut self) -> Outcome {
         self.times.sort();
+        self.cpu.sort_by(f64::total_cmp);
         Outcome {
+            median_cpu: self.cpu.get(self.cpu.len() / 2).copied(),
             median: self.times[self.times.len() / 2],
             best: self.times[0],
             peak_rss_kib: self.peak,
@@ -328,14 +365,25 @@ impl Samples {
     }
 }
 
-/// Runs the command once: wall time, peak RSS in KiB when GNU time is there, and stdout
-/// for `wc` (the line count); other commands' output goes to /dev/null, as `> /dev/null`.
-fn time_once(b: &Bench, gnu_time: bool) -> Result<(Duration, Option<u64>, Vec<u8>), String> {
+/// One run of a command.
+struct Timed {
+    elapsed: Duration,
+    /// CPU seconds, user + system.
+    cpu: Option<f64>,
+    /// Peak RSS in KiB.
+    rss: Option<u64>,
+    stdout: Vec<u8>,
+}
+
+/// Runs the command once: wall time, CPU seconds and peak RSS in KiB when GNU time is there,
+/// and stdout for `wc` (the line count); other commands' output goes to /dev/null, as
+/// `> /dev/null`.
+fn time_once(b: &Bench, gnu_time: bool) -> Result<Timed, String> {
     let rss_file = env::temp_dir().join(format!("throughput-rss-{}", std::process::id()));
     let mut cmd = if gnu_time {
         // -o keeps time's report apart from the command's own stderr.
         let mut c = Command::new(GNU_TIME);
-        c.arg("-f").arg("%M").arg("-o").arg(&rss_file).arg(&b.program);
+        c.arg("-f").arg("%U %S %M").arg("-o").arg(&rss_file).arg(&b.program);
         c
     } else {
         Command::new(&b.program)
@@ -358,15 +406,22 @@ fn time_once(b: &Bench, gnu_time: bool) -> Result<(Duration, Option<u64>, Vec<u8
         let code = code.map_or("a signal".to_string(), |c| format!("status {c}"));
         return Err(format!("exited with {code}: {first}"));
     }
-    let rss = if gnu_time {
+    let (cpu, rss) = if gnu_time {
         let report = fs::read_to_string(&rss_file).unwrap_or_default();
         let _ = fs::remove_file(&rss_file);
         // time puts "Command exited with non-zero status N" before the figures.
-        report.lines().last().and_then(|l| l.trim().parse().ok())
+        let figures: Vec<&str> = report.lines().last().unwrap_or("").split_whitespace().collect();
+        match figures[..] {
+            [user, sys, rss] => {
+                let cpu = user.parse::<f64>().ok().zip(sys.parse::<f64>().ok()).map(|(u, s)| u + s);
+                (cpu, rss.parse().ok())
+            }
+            _ => (None, None),
+        }
     } else {
-        None
+        (None, None)
     };
-    Ok((elapsed, rss, out.stdout))
+    Ok(Timed { elapsed, cpu, rss, stdout: out.stdout })
 }
 
 fn render(
@@ -388,8 +443,11 @@ fn render(
     );
     let _ = writeln!(t, "Ratios are to `wc -l` over the same file (the row above each group).");
     let _ = writeln!(t);
-    let _ = writeln!(t, "| command | median s | median vs `wc -l` | best s | best vs `wc -l` | peak RSS MiB |");
-    let _ = writeln!(t, "|---|---:|---:|---:|---:|---:|");
+    let _ = writeln!(
+        t,
+        "| command | median s | median vs `wc -l` | best s | best vs `wc -l` | median CPU s | peak RSS MiB |"
+    );
+    let _ = writeln!(t, "|---|---:|---:|---:|---:|---:|---:|");
     for (label, f, r) in rows {
         match r {
             Ok(o) => {
@@ -398,10 +456,11 @@ fn render(
                 let (rm, rb) =
                     floor(*f).map_or(("?".into(), "?".into()), |(fm, fb)| (ratio(median, fm), ratio(best, fb)));
                 let rss = o.peak_rss_kib.map_or("n/a".to_string(), |k| format!("{:.1}", k as f64 / 1024.0));
-                let _ = writeln!(t, "| {label} | {median:.3} | {rm} | {best:.3} | {rb} | {rss} |");
+                let cpu = o.median_cpu.map_or("n/a".to_string(), |c| format!("{c:.2}"));
+                let _ = writeln!(t, "| {label} | {median:.3} | {rm} | {best:.3} | {rb} | {cpu} | {rss} |");
             }
             Err(_) => {
-                let _ = writeln!(t, "| {label} | n/a | n/a | n/a | n/a | n/a |");
+                let _ = writeln!(t, "| {label} | n/a | n/a | n/a | n/a | n/a | n/a |");
             }
         }
     }

@@ -32,6 +32,7 @@ pub mod finding;
 pub mod format;
 pub mod mapping;
 pub mod model;
+pub mod ordered;
 pub mod pairing;
 pub mod preview;
 pub mod price;

@@ -146,6 +146,36 @@ pub fn compile(code: &str, named: Vec<(String, Val)>) -> std::result::Result<Pro
     Ok(Program { filter, named })
 }
 
+/// Names whose meaning reaches past the input at hand: reading the next inputs (`input`,
+/// `inputs`), stopping the whole run (`halt`, `halt_error`), writing to stderr as a side
+/// effect (`debug`, `stderr`), code from elsewhere that could do any of these (`import`,
+/// `include`), and the filter's own position (`$__loc__`, harmless, but jq programs that
+/// ask for it are debugging).
+const ACROSS_INPUTS: [&str; 10] =
+    ["input", "inputs", "halt", "halt_error", "debug", "debug_empty", "stderr", "stderr_empty", "import", "include"];
+
+/// Whether `code` can run on each input by itself, so that inputs may be shared out to
+/// threads and the outputs put back in order with no difference to see. Decided on the
+/// filter's tokens, conservatively: any word in [`ACROSS_INPUTS`] (as a call, a definition
+/// or an object key alike; `.input` is a field and does not count), a module path, or
+/// `$__loc__` anywhere, interpolations included, says no.
+pub fn per_input(code: &str) -> bool {
+    use jaq_core::load::lex::{StrPart, Tok, Token};
+    fn across(t: &Token<&str>) -> bool {
+        match &t.1 {
+            Tok::Word => t.0.contains("::") || ACROSS_INPUTS.contains(&t.0),
+            Tok::Var => t.0 == "$__loc__",
+            Tok::Block(inner) => inner.iter().any(across),
+            Tok::Str(parts) => parts.iter().any(|p| matches!(p, StrPart::Term(t) if across(t))),
+            Tok::Fmt | Tok::Num | Tok::Sym => false,
+        }
+    }
+    match jaq_core::load::Lexer::new(code).lex() {
+        Ok(tokens) => !tokens.iter().any(across),
+        Err(_) => false,
+    }
+}
+
 fn position(code: &str, part: &str) -> (Range<usize>, usize, usize) {
     // Parts are slices of `code`; an empty part at the end means "end of input".
     let span = if part.is_empty() && !code.as_bytes().as_ptr_range().contains(&part.as_ptr()) {
@@ -384,10 +414,13 @@ fn dismantle(v: Val) {
 }
 
 /// Parse one line of a session into a filter input. Lone surrogate escapes are repaired the
-/// way the loader repairs them (it already warned about them). A line nested past the
-/// loader's limit is not parsed: the loader reported it, and the parser recurses per level.
+/// way the loader repairs them (it already warned about them). A line nested past jq's
+/// limit is not parsed: the parser recurses per level. (The loader refuses lines nested
+/// past its own, lower, limit, so no input comes near this one; checking the loader's
+/// limit here again walked every byte of every line with more than 127 brackets, a
+/// seventh of the time `query -c .id` spent on a generated file.)
 pub fn parse_line(bytes: &[u8]) -> Option<Val> {
-    if crate::format::too_deep(bytes).is_some() {
+    if crate::format::nested_past(bytes, MAX_DEPTH).is_some() {
         return None;
     }
     match crate::format::repair_lone_surrogates(bytes) {
@@ -540,6 +573,39 @@ mod tests {
         assert!(errs[0].ends_with(":2"), "{errs:?}");
         let (_, errs, _) = run_all(r#"error("boom")"#, &["{}"], RunOptions::default());
         assert_eq!(errs, ["boom:2"]);
+    }
+
+    #[test]
+    fn per_input_filters_are_told_from_those_reaching_other_inputs() {
+        for code in [
+            ".id",
+            "select(.kind == \"message\") | .message.content[].input",
+            "{a: .inputs}",
+            "\"input\"",
+            "[$__file, $__line, input_filename, input_line_number]",
+        ] {
+            assert!(per_input(code), "{code}");
+        }
+        for code in [
+            "input",
+            "[., input]",
+            "first(inputs)",
+            "limit(2; inputs)",
+            "\"\\(input)\"",
+            "halt",
+            "halt_error(1)",
+            "debug",
+            "debug(.id)",
+            "stderr",
+            "$__loc__",
+            "{input}",
+            "def inputs: 1; .",
+            "import \"m\" as m; .",
+            "m::f",
+            "[.[] | (input)]",
+        ] {
+            assert!(!per_input(code), "{code}");
+        }
     }
 
     #[test]
