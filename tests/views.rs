@@ -13,7 +13,7 @@ use arcturn_inspect::view::leaves::LeavesView;
 use arcturn_inspect::view::path::PathView;
 use arcturn_inspect::view::tree::{Row, TreeView};
 use arcturn_inspect::view::{Fit, Line, Style};
-use common::{all_testdata, prereq, root, run};
+use common::{all_testdata, real_files, root, run};
 use serde_json::Value;
 
 fn open(rel: &str) -> Source {
@@ -237,35 +237,6 @@ fn strip_sgr(s: &str) -> String {
         rest = &tail[params + 1..];
     }
     out.push_str(rest);
-    out
-}
-
-fn real_files() -> Vec<String> {
-    let dir = root().join("../shared/real");
-    if !dir.is_dir() {
-        prereq::missing(
-            "../shared/real (real session files)",
-            "check them out beside the project",
-            "ARCTURN_REQUIRE_REAL",
-        );
-        return Vec::new();
-    }
-    let mut out = Vec::new();
-    let mut stack = vec![dir];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
-                out.push(format!(
-                    "../shared/real/{}",
-                    p.strip_prefix(root().join("../shared/real")).unwrap().display()
-                ));
-            }
-        }
-    }
-    out.sort();
     out
 }
 
