@@ -78,37 +78,38 @@ pub fn real_files() -> Vec<String> {
         );
         return Vec::new();
     }
-    let mut out = Vec::new();
-    let mut stack = vec![dir.clone()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
-                out.push(format!("../shared/real/{}", p.strip_prefix(&dir).unwrap().display()));
-            }
-        }
-    }
+    let mut out: Vec<String> = jsonl_under(&dir)
+        .iter()
+        .map(|p| format!("../shared/real/{}", p.strip_prefix(&dir).unwrap().display()))
+        .collect();
     out.sort();
     out
 }
 
 /// Every session file under testdata/, sorted.
 pub fn all_testdata() -> Vec<String> {
+    let mut out: Vec<String> = jsonl_under(&root().join("testdata"))
+        .iter()
+        .map(|p| p.strip_prefix(root()).unwrap().to_string_lossy().into_owned())
+        .collect();
+    out.sort();
+    out
+}
+
+/// The `*.jsonl` files below `dir`, at any depth.
+fn jsonl_under(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let mut stack = vec![root().join("testdata")];
+    let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(&d).unwrap().flatten() {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
             } else if p.extension().is_some_and(|x| x == "jsonl") {
-                out.push(p.strip_prefix(root()).unwrap().to_string_lossy().into_owned());
+                out.push(p);
             }
         }
     }
-    out.sort();
     out
 }
 
