@@ -1,11 +1,7 @@
 //! `check FILE...`: the integrity report, grouped by severity, exit 1 on any error.
 
-use std::collections::BTreeMap;
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
-
-use rayon::prelude::*;
+use std::ops::ControlFlow;
 
 use super::{io_err, Ctx, Outcome, Tally};
 use crate::check::{check, Report};
@@ -13,12 +9,16 @@ use crate::cli::CheckArgs;
 use crate::error::Result;
 use crate::finding::Severity;
 use crate::format::Detail;
+use crate::ordered::{self, NoThreads, Sink};
 use crate::render::fit;
 use crate::render::progress::Progress;
 use crate::render::{json, text, Palette};
 use crate::sanitize;
 use crate::session::Session;
 use crate::source::Source;
+
+/// The stack of a worker thread: a load recurses no deeper than the nesting limit.
+const WORKER_STACK: usize = 16 << 20;
 
 pub fn run(ctx: &Ctx, a: &CheckArgs, out: &mut dyn Write) -> Result<Outcome> {
     let files = ctx.expand(&a.files)?;
@@ -29,61 +29,51 @@ pub fn run(ctx: &Ctx, a: &CheckArgs, out: &mut dyn Write) -> Result<Outcome> {
     // Files are checked in parallel (each big file is parallel inside too) and reported in
     // the order given, each as soon as every file before it is reported: a directory of small
     // sessions keeps every CPU busy, and a slow input (a FIFO, a huge file) holds back only
-    // the reports after it. Reports that finish early wait in `pending` (findings only).
-    let stop = AtomicBool::new(false);
-    let (tx, rx) = mpsc::channel::<(usize, Result<Report>)>();
-    std::thread::scope(|scope| -> Result<()> {
-        let (files, stop, progress) = (&files, &stop, &progress);
-        scope.spawn(move || {
-            files.par_iter().enumerate().for_each_with(tx, |tx, (i, f)| {
-                if stop.load(Ordering::Relaxed) {
-                    return;
+    // the reports after it. A failed write stops the run: files not started are not checked.
+    let mut report_one = |(i, report): (usize, Result<Report>)| -> ControlFlow<std::io::Error> {
+        let report = match report {
+            Ok(r) => r,
+            Err(e) => {
+                // The other files are still checked; the tally decides the exit status.
+                // Through the handle whose errors are ignored: `eprintln!` panics when
+                // stderr is a closed pipe (`check DIR 2>&1 | head -1`).
+                if let Some(line) = tally.fail(ctx, &files[i], &e) {
+                    let _ = writeln!(ctx.stderr(), "{line}");
                 }
-                let r = check_one(ctx, f, i + 1 == files.len());
-                progress.tick();
-                let _ = tx.send((i, r));
-            });
-        });
-        let mut pending = BTreeMap::new();
-        let mut next = 0;
-        for (i, r) in rx {
-            pending.insert(i, r);
-            while let Some(report) = pending.remove(&next) {
-                let f = &files[next];
-                next += 1;
-                let report = match report {
-                    Ok(r) => r,
-                    Err(e) => {
-                        // The other files are still checked; the tally decides the exit status.
-                        // Through the handle whose errors are ignored: `eprintln!` panics when
-                        // stderr is a closed pipe (`check DIR 2>&1 | head -1`).
-                        if let Some(line) = tally.fail(ctx, f, &e) {
-                            let _ = writeln!(ctx.stderr(), "{line}");
-                        }
-                        continue;
-                    }
-                };
-                // Damage is `check`'s answer (exit 1), not a failure to read.
-                tally.read += 1;
-                if !report.ok {
-                    with_errors += 1;
-                } else if report.count(Severity::Warning) > 0 {
-                    with_warnings += 1;
-                }
-                let written = if ctx.global.json {
-                    json::write(out, &report, false)
-                } else {
-                    human(&report, &ctx.palette, ctx.global.quiet, ctx.width, out)
-                };
-                if let Err(e) = written {
-                    // Nothing more can be written: the files not started are not checked.
-                    stop.store(true, Ordering::Relaxed);
-                    return Err(io_err(e));
-                }
+                return ControlFlow::Continue(());
             }
+        };
+        // Damage is `check`'s answer (exit 1), not a failure to read.
+        tally.read += 1;
+        if !report.ok {
+            with_errors += 1;
+        } else if report.count(Severity::Warning) > 0 {
+            with_warnings += 1;
         }
-        Ok(())
-    })?;
+        let written = if ctx.global.json {
+            json::write(out, &report, false)
+        } else {
+            human(&report, &ctx.palette, ctx.global.quiet, ctx.width, out)
+        };
+        written.map_or_else(ControlFlow::Break, ControlFlow::Continue)
+    };
+    let one = |i: usize| {
+        let r = check_one(ctx, &files[i], i + 1 == files.len());
+        progress.tick();
+        (i, r)
+    };
+    let threads = rayon::current_num_threads().max(1);
+    let work = |_: &mut (), i: usize, sink: &Sink<'_, (usize, Result<Report>)>| {
+        sink.send(one(i));
+    };
+    let failed = match ordered::run(files.len(), threads, WORKER_STACK, || (), work, &mut report_one) {
+        Ok(failed) => failed,
+        // No thread could start: one file after the other, here.
+        Err(NoThreads) => (0..files.len()).find_map(|i| report_one(one(i)).break_value()),
+    };
+    if let Some(e) = failed {
+        return Err(io_err(e));
+    }
     progress.finish();
     if !ctx.global.json && files.len() > 1 {
         let clean = tally.read - with_errors - with_warnings;

@@ -796,11 +796,18 @@ pub(crate) struct Probe<'a> {
 }
 
 impl<'a> Probe<'a> {
+    /// Read by the skimming parser (it skips the long strings a probe does not ask for), or
+    /// by serde_json when the skimmer declines the line, so the answer is serde_json's.
     pub(crate) fn of(b: &'a [u8]) -> Option<Probe<'a>> {
         if b.iter().find(|c| !c.is_ascii_whitespace()) != Some(&b'{') {
             return None;
         }
-        probe(b)
+        if let Ok(text) = simdutf8::basic::from_utf8(b) {
+            if let Ok(p) = skim::from_str(text) {
+                return Some(p);
+            }
+        }
+        serde_json::from_slice(b).ok()
     }
 }
 
@@ -845,18 +852,6 @@ fn tagged(p: &Probe<'_>) -> Option<Format> {
         return Some(Format::Crab);
     }
     None
-}
-
-/// A detection probe read from one line: by the skimming parser (it skips the long strings
-/// a probe does not ask for), or by serde_json when the skimmer declines the line, so the
-/// answer is serde_json's either way.
-pub(crate) fn probe<'a, T: serde::Deserialize<'a>>(b: &'a [u8]) -> Option<T> {
-    if let Ok(text) = simdutf8::basic::from_utf8(b) {
-        if let Ok(p) = skim::from_str(text) {
-            return Some(p);
-        }
-    }
-    serde_json::from_slice(b).ok()
 }
 
 /// A field that is there, whatever its value (`null` included).
