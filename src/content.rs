@@ -143,6 +143,23 @@ mod tests {
 
     /// The byte count must equal the definition on every kind of character.
     #[test]
+    fn counts_long_text_across_the_byte_runs() {
+        // Longer than one 127-byte run, with characters cut by every run boundary.
+        let unit = "a é ß € 東京 😀👍🏽 \u{10FFFF} עברית ";
+        for n in [1, 5, 50, 400] {
+            let text = unit.repeat(n);
+            for skip in 0..4 {
+                if let Some(s) = text.get(skip..) {
+                    assert_eq!(js_len(s), s.encode_utf16().count() as u64);
+                }
+            }
+        }
+        let emoji = "😀".repeat(1000);
+        assert_eq!(js_len(&emoji), 2000);
+        assert_eq!(js_len(&"x".repeat(100_000)), 100_000);
+    }
+
+    #[test]
     fn counts_as_utf16_units_on_mixed_text() {
         let text = "a é ß € 東京 ☃️ 😀👍🏽 \u{10FFFF} \u{7F}\u{80}\u{7FF}\u{800}\u{FFFF}\u{10000} \u{202E}עברית";
         for i in 0..text.len() {
