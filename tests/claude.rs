@@ -315,3 +315,57 @@ fn claude_is_detected_and_can_be_forced() {
         assert_eq!(forced.json()["format"], "claude");
     }
 }
+
+/// The session id and the working directory are each the first one in file order: a line
+/// that has neither (a snapshot) is passed over, a key spelled with escapes still counts,
+/// and a later line's different values do not replace them.
+#[test]
+fn session_id_and_cwd_come_from_the_first_line_that_has_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = r#"{"type":"file-history-snapshot","messageId":"m0","snapshot":{"messageId":"m0","trackedFileBackups":{}},"isSnapshotUpdate":false}"#;
+    let user = |uuid: &str, parent: &str, extra: &str| {
+        format!(
+            r#"{{"parentUuid":{parent},"isSidechain":false,"type":"user","uuid":"{uuid}","timestamp":"2026-02-11T10:00:0{}.000Z",{extra},"message":{{"role":"user","content":"hello"}}}}"#,
+            uuid.len() % 10
+        )
+    };
+    let lines = [
+        snapshot.to_string(),
+        user("u1", "null", r#""sessionId":"first-session""#),
+        user("u2", r#""u1""#, r#""\u0063wd":"/escaped/key","sessionId":"second-session""#),
+        user("u3x", r#""u2""#, r#""cwd":"/later","sessionId":"third-session""#),
+    ];
+    let file = common::temp_file(dir.path(), "s.jsonl", (lines.join("\n") + "\n").as_bytes());
+    let out = run(&["rows", "--table", "sessions", &file]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let row: serde_json::Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    assert_eq!(row["session_id"], "first-session", "{row}");
+    assert_eq!(row["cwd"], "/escaped/key", "{row}");
+}
+
+/// `message.content` that is an object is damage on a user or assistant line (the finding
+/// points at the object), and nothing on a progress line, which is no message.
+#[test]
+fn message_content_of_the_wrong_type_is_damage_only_on_a_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = |ty: &str, uuid: &str, parent: &str, content: &str| {
+        format!(
+            r#"{{"parentUuid":{parent},"isSidechain":false,"type":"{ty}","uuid":"{uuid}","sessionId":"s","timestamp":"2026-02-11T10:00:00.000Z","message":{{"role":"user","content":{content}}}}}"#
+        )
+    };
+    let lines = [
+        line("user", "u1", "null", r#""hello""#),
+        line("progress", "p1", r#""u1""#, r#"{"odd":1}"#),
+        line("user", "u2", r#""p1""#, r#"{"odd":1}"#),
+        line("user", "u3", r#""p1""#, r#"[{"type":"text","text":"ok"}]"#),
+    ];
+    let file = common::temp_file(dir.path(), "s.jsonl", (lines.join("\n") + "\n").as_bytes());
+    let out = run(&["check", "--json", &file]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let findings = out.json()["findings"].as_array().unwrap().clone();
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    let f = &findings[0];
+    let column = lines[2].find(r#""content":{"#).unwrap() + r#""content":"#.len() + 1;
+    assert_eq!((f["code"].as_str(), f["line"].as_u64(), f["column"].as_u64()), (Some("invalid_field"), Some(3), Some(column as u64)));
+    assert!(f["message"].as_str().unwrap().starts_with("message.content: invalid type: map"), "{f}");
+}

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::blocks::{self, str_of};
 use super::de::{cow, num, present, text_of, Content, Count, Float, IdDe, Num, Str, Ts};
-use super::{unknown, Decoder, Effort, LineResult, Record};
+use super::{push_lean, unknown, Decoder, Effort, LineResult, Record};
 use crate::content::{self, Block};
 use crate::finding::{Code, Finding};
 use crate::model::{Compaction, ContextEdit, Entry, Header, Kind, Message, Role, State, ToolResult};
@@ -294,12 +294,15 @@ pub(super) fn message_with<'a>(
             let d: RawDetails = serde_json::from_str(d.get()).ok()?;
             d.offloaded.unwrap_or(false).then(|| cow(d.path).unwrap_or(Cow::Borrowed("")))
         });
-        tool_results.push(ToolResult {
-            call_id: cow(m.tool_call_id),
-            tool_name: cow(m.tool_name),
-            is_error: m.is_error.unwrap_or(false),
-            offloaded_path,
-        });
+        push_lean(
+            &mut tool_results,
+            ToolResult {
+                call_id: cow(m.tool_call_id),
+                tool_name: cow(m.tool_name),
+                is_error: m.is_error.unwrap_or(false),
+                offloaded_path,
+            },
+        );
     }
     Message {
         role,

@@ -17,8 +17,8 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::blocks;
-use super::de::{cow, num, present, Content, Num, Str, Ts};
-use super::{unknown, Decoded, Decoder, Effort, Fail, LineResult, Record};
+use super::de::{cow, num, present, Content, MaybeContent, Num, Str, Ts};
+use super::{push_lean, unknown, Decoded, Decoder, Effort, Fail, LineResult, Record};
 use crate::content::{self, Block};
 use crate::finding::{Code, Finding};
 use crate::model::{Compaction, Entry, Header, Id, Kind, Message, Role, Text, Usage};
@@ -60,14 +60,10 @@ const LOGICAL_PARENT: &str = "logical_parent";
 const COMPACT_SUMMARY: &str = "compact_summary";
 /// The assistant line whose `tool_use` this result answers (2.1.x).
 const SOURCE_TOOL: &str = "source_tool";
-/// The text of a user prompt (a raw JSON string literal), for the title.
-const PROMPT: &str = "prompt";
 const CUSTOM_TITLE: &str = "custom_title";
 const AI_TITLE: &str = "ai_title";
 const SUMMARY: &str = "summary";
 const SUMMARY_LEAF: &str = "summary_leaf";
-const SESSION: &str = "session";
-const CWD: &str = "cwd";
 /// The sub-agent a `Task`/`Agent` result names (`toolUseResult.agentId`).
 const AGENT: &str = "agent";
 
@@ -101,10 +97,6 @@ struct RawLine<'a> {
     is_meta: Option<bool>,
     #[serde(rename = "isCompactSummary")]
     is_compact_summary: Option<bool>,
-    #[serde(borrow, rename = "sessionId")]
-    session_id: Option<Str<'a>>,
-    #[serde(borrow)]
-    cwd: Option<Str<'a>>,
     #[serde(default)]
     timestamp: Ts,
     #[serde(borrow, rename = "requestId")]
@@ -140,7 +132,7 @@ struct RawMessage<'a> {
     #[serde(borrow)]
     model: Option<Str<'a>>,
     #[serde(borrow)]
-    content: Option<&'a RawValue>,
+    content: Option<MaybeContent<'a>>,
     usage: Option<RawUsage>,
     #[serde(borrow)]
     stop_reason: Option<Str<'a>>,
@@ -192,15 +184,11 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
     let n = line.number;
     let mut notes = Vec::new();
     let ty = raw.ty.as_ref().map(|t| t.0.clone()).unwrap_or(Cow::Borrowed(""));
+    // Every line repeats `sessionId` and `cwd`: the fold reads them again from the first
+    // lines that have them rather than keeping them for every line.
     let mut hints: Vec<(&'static str, Cow<'a, str>)> = Vec::new();
-    if let Some(s) = &raw.session_id {
-        hints.push((SESSION, s.0.clone()));
-    }
-    if let Some(c) = &raw.cwd {
-        hints.push((CWD, c.0.clone()));
-    }
     if raw.is_sidechain == Some(true) {
-        hints.push((SIDECHAIN, Cow::Borrowed("1")));
+        push_lean(&mut hints, (SIDECHAIN, Cow::Borrowed("1")));
     }
     let conversational = matches!(ty.as_ref(), "user" | "assistant" | "system");
     if !conversational {
@@ -214,20 +202,20 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         }
         // Metadata the fold reads: titles and the conversation a summary names.
         if let Some(t) = raw.custom_title {
-            hints.push((CUSTOM_TITLE, t.0));
+            push_lean(&mut hints, (CUSTOM_TITLE, t.0));
         }
         if let Some(t) = raw.ai_title.or(raw.title) {
-            hints.push((AI_TITLE, t.0));
+            push_lean(&mut hints, (AI_TITLE, t.0));
         }
         if let (Some(s), Some(leaf)) = (raw.summary.filter(|s| s.get().starts_with('"')), raw.leaf_uuid) {
-            hints.push((SUMMARY, Cow::Borrowed(s.get())));
-            hints.push((SUMMARY_LEAF, leaf.0));
+            push_lean(&mut hints, (SUMMARY, Cow::Borrowed(s.get())));
+            push_lean(&mut hints, (SUMMARY_LEAF, leaf.0));
         }
         let has_links = raw.uuid.is_some();
         if hints.is_empty() && !has_links {
             return Ok((Record::Other, notes));
         }
-        hints.push((DROP, Cow::Borrowed("1")));
+        push_lean(&mut hints, (DROP, Cow::Borrowed("1")));
         let id = match raw.uuid {
             Some(u) => Id::Str(u.0),
             None => Id::Str(Cow::Owned(format!("L{n}"))),
@@ -278,7 +266,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
                 ..Compaction::default()
             }));
             if let Some(lp) = raw.logical_parent_uuid {
-                hints.push((LOGICAL_PARENT, lp.0));
+                push_lean(&mut hints, (LOGICAL_PARENT, lp.0));
             }
             None
         }
@@ -308,7 +296,8 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
                 return Err(missing(n, format!("a `{ty}` line without `message`")));
             };
             let c = match m.content {
-                Some(c) => parse_content(c, effort)?,
+                Some(MaybeContent::Content(c)) => c,
+                Some(MaybeContent::Bad(what)) => return Err(bad_content(b, n, what)),
                 None => Content::default(),
             };
             for t in &c.unknown_types {
@@ -330,19 +319,14 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
                 _ => (Role::User, "user"),
             };
             if raw.is_compact_summary == Some(true) {
-                hints.push((COMPACT_SUMMARY, Cow::Borrowed("1")));
-            }
-            if role == Role::User || raw.is_compact_summary == Some(true) {
-                if let Some(text) = m.content.and_then(first_text) {
-                    hints.push((PROMPT, Cow::Borrowed(text)));
-                }
+                push_lean(&mut hints, (COMPACT_SUMMARY, Cow::Borrowed("1")));
             }
             if role == Role::ToolResult {
                 if let Some(s) = raw.source_tool {
-                    hints.push((SOURCE_TOOL, s.0));
+                    push_lean(&mut hints, (SOURCE_TOOL, s.0));
                 }
                 if let Some(agent) = raw.tool_use_result.and_then(agent_of) {
-                    hints.push((AGENT, agent));
+                    push_lean(&mut hints, (AGENT, agent));
                 }
             }
             if assistant && !synthetic {
@@ -351,7 +335,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
                         Some(r) => Cow::Owned(format!("{}\u{1}{}", id.0, r.0)),
                         None => id.0.clone(),
                     };
-                    hints.push((CALL, key));
+                    push_lean(&mut hints, (CALL, key));
                 }
             }
             Some(Message {
@@ -387,6 +371,27 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
     Ok((Record::Entry(entry), notes))
 }
 
+/// A message whose content is neither a string nor a list of blocks, explained with the
+/// path and column a strict reading of the line gives.
+fn bad_content(b: &str, n: u32, what: &str) -> Fail {
+    #[derive(Deserialize)]
+    struct Line<'a> {
+        #[serde(borrow, rename = "message")]
+        _message: Strict<'a>,
+    }
+    #[derive(Deserialize)]
+    struct Strict<'a> {
+        #[serde(borrow, rename = "content")]
+        _content: Content<'a>,
+    }
+    let mut de = serde_json::Deserializer::from_str(b);
+    let (column, message) = match serde_path_to_error::deserialize::<_, Line>(&mut de) {
+        Err(e) => (Some(e.inner().column() as u32), format!("{}: {}", e.path(), super::clean(e.inner()))),
+        Ok(_) => (None, format!("message.content: {what}, expected a string or an array of content blocks")),
+    };
+    Fail::Finding(Finding::at(Code::InvalidField, n, column, message))
+}
+
 /// A line that cannot be an entry for want of a field.
 fn missing(n: u32, msg: impl Into<String>) -> Fail {
     Fail::Finding(Finding::at(Code::MissingField, n, None, msg))
@@ -411,6 +416,30 @@ fn usage(u: RawUsage) -> Usage {
         total: None,
         cost: None,
     }
+}
+
+/// The text of a user prompt or a compaction summary, read again from its line (only the
+/// few lines that can title a session or summarize one are): a raw JSON string literal, or
+/// decoded text when the line needed its lone surrogates repaired.
+fn prompt_text<'a>(e: &Entry<'a>, bytes: &'a [u8]) -> Option<Text<'a>> {
+    #[derive(Deserialize)]
+    struct Line<'a> {
+        #[serde(borrow)]
+        message: Option<Msg<'a>>,
+    }
+    #[derive(Deserialize)]
+    struct Msg<'a> {
+        #[serde(borrow)]
+        content: Option<&'a RawValue>,
+    }
+    let line = bytes.get(e.span.clone())?;
+    if let Some(l) = std::str::from_utf8(line).ok().and_then(|t| serde_json::from_str::<Line<'a>>(t).ok()) {
+        return first_text(l.message?.content?).map(Text::Json);
+    }
+    let fixed = super::repair_lone_surrogates(line)?;
+    let l: Line<'_> = serde_json::from_slice(&fixed).ok()?;
+    let raw = first_text(l.message?.content?)?;
+    Some(Text::Plain(Cow::Owned(Text::Json(raw).decode())))
 }
 
 /// The first text of a user message as a raw JSON string literal: the content itself when
@@ -455,7 +484,7 @@ fn key<'a>(id: &Id<'a>) -> Cow<'a, str> {
 }
 
 /// The file-level pass (FORMATS-REAL.md section 2.4).
-fn fold<'a>(d: &mut Decoded<'a>) {
+fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8]) {
     for e in &mut d.entries {
         if let Some(a) = e.hint(AGENT).map(|a| a.to_string()) {
             e.extra_mut().subagent = Some(a);
@@ -476,7 +505,8 @@ fn fold<'a>(d: &mut Decoded<'a>) {
     let mut last_result: HashMap<usize, usize> = HashMap::default();
     let mut kept_by_id: HashMap<Cow<'a, str>, usize> = HashMap::default();
     let (mut custom_title, mut ai_title, mut summaries) = (None, None, Vec::new());
-    let (mut session, mut cwd, mut created) = (None, None, None);
+    let (session, cwd) = session_and_cwd(&entries, bytes);
+    let mut created = None;
     let mut prompt_title: Option<Text<'_>> = None;
     let mut pending_results: Vec<usize> = Vec::new();
     for mut e in entries {
@@ -485,12 +515,6 @@ fn fold<'a>(d: &mut Decoded<'a>) {
             all_ids.insert(id_text.clone());
         }
         created = created.or(e.timestamp);
-        if session.is_none() {
-            session = e.hint(SESSION).cloned();
-        }
-        if cwd.is_none() {
-            cwd = e.hint(CWD).cloned();
-        }
         if e.hint(DROP).is_some() {
             if let Some(t) = e.hint(CUSTOM_TITLE) {
                 custom_title = Some(t.clone());
@@ -534,7 +558,7 @@ fn fold<'a>(d: &mut Decoded<'a>) {
         // The summary that follows a compact boundary is part of that compaction.
         if e.hint(COMPACT_SUMMARY).is_some() {
             let boundary = e.parent.as_ref().and_then(|p| kept_by_id.get(p.text().as_ref())).copied();
-            let text = e.hint(PROMPT).map(|t| Text::Json(leak_borrow(t)));
+            let text = prompt_text(&e, bytes);
             match boundary.and_then(|b| keep[b].as_mut()).filter(|b| b.kind == Kind::Compaction) {
                 Some(b) => {
                     let c = b.compaction.get_or_insert_with(Default::default);
@@ -568,8 +592,7 @@ fn fold<'a>(d: &mut Decoded<'a>) {
                 pending_results.push(ix);
             }
             if m.role == Role::User && !sidechain && prompt_title.is_none() {
-                if let Some(t) = e.hint(PROMPT) {
-                    let text = Text::Json(leak_borrow(t));
+                if let Some(text) = prompt_text(&e, bytes) {
                     if !is_command(&text.prefix(40).0) {
                         prompt_title = Some(text);
                     }
@@ -631,6 +654,49 @@ fn fold<'a>(d: &mut Decoded<'a>) {
             origin: None,
         });
     }
+}
+
+/// The session id and the working directory: each from the first line, in file order, that
+/// has it. Only lines that can hold the keys are read (a key written with escapes can hide
+/// from the byte search: a `\u` anywhere sends the line to the parser too).
+fn session_and_cwd<'a>(entries: &[Entry<'a>], bytes: &'a [u8]) -> (Option<Cow<'a, str>>, Option<Cow<'a, str>>) {
+    #[derive(Deserialize)]
+    struct Ids<'a> {
+        #[serde(borrow, rename = "sessionId")]
+        session_id: Option<Str<'a>>,
+        #[serde(borrow)]
+        cwd: Option<Str<'a>>,
+    }
+    let (mut session, mut cwd) = (None, None);
+    for e in entries {
+        if session.is_some() && cwd.is_some() {
+            break;
+        }
+        let Some(line) = bytes.get(e.span.clone()) else { continue };
+        let escaped = memchr::memmem::find(line, b"\\u").is_some();
+        let wanted = |key: &[u8]| escaped || memchr::memmem::find(line, key).is_some();
+        if !((session.is_none() && wanted(b"\"sessionId\"")) || (cwd.is_none() && wanted(b"\"cwd\""))) {
+            continue;
+        }
+        // The line decoded once, so it is valid JSON, unless it needed its lone surrogates
+        // repaired (then its strings are owned).
+        let ids: Option<Ids<'_>> = match std::str::from_utf8(line).ok().and_then(|t| serde_json::from_str(t).ok()) {
+            Some(ids) => Some(ids),
+            None => super::repair_lone_surrogates(line)
+                .and_then(|fixed| {
+                    serde_json::from_slice::<Ids<'_>>(&fixed).ok().map(|i| (owned(i.session_id), owned(i.cwd)))
+                })
+                .map(|(s, c)| Ids { session_id: s, cwd: c }),
+        };
+        let Some(ids) = ids else { continue };
+        session = session.or(ids.session_id.map(|s| s.0));
+        cwd = cwd.or(ids.cwd.map(|c| c.0));
+    }
+    (session, cwd)
+}
+
+fn owned(s: Option<Str<'_>>) -> Option<Str<'static>> {
+    s.map(|s| Str(Cow::Owned(s.0.into_owned())))
 }
 
 /// Hints that hold raw JSON text borrow from the line; a `Text::Json` needs that borrow back.

@@ -31,7 +31,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::de::{num, Num, Str, Ts};
-use super::{unknown, Decoded, Decoder, Effort, LineResult, Record};
+use super::{push_lean, unknown, Decoded, Decoder, Effort, LineResult, Record};
 use crate::content::{self, Block, Image};
 use crate::finding::{Code, Finding};
 use crate::model::{Blocks, Compaction, Entry, Header, Id, Kind, Message, Role, Text, ToolCall, ToolResult, Usage};
@@ -185,17 +185,20 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
             match sub.as_deref() {
                 Some("token_count") => {
                     if let Some((t, l)) = p.info.and_then(|i| Some((i.total_token_usage?, i.last_token_usage?))) {
-                        hints.push(("total", Cow::Owned(t.hint())));
-                        hints.push(("last", Cow::Owned(l.hint())));
+                        push_lean(&mut hints, ("total", Cow::Owned(t.hint())));
+                        push_lean(&mut hints, ("last", Cow::Owned(l.hint())));
                     }
                 }
                 Some("user_message") => {
-                    hints.push(("user_message", p.message.map(|m| Cow::Borrowed(m.get())).unwrap_or_default()));
+                    push_lean(
+                        &mut hints,
+                        ("user_message", p.message.map(|m| Cow::Borrowed(m.get())).unwrap_or_default()),
+                    );
                 }
                 Some("thread_rolled_back") => {
-                    hints.push(("rollback", Cow::Owned(num(p.num_turns).unwrap_or(0).to_string())));
+                    push_lean(&mut hints, ("rollback", Cow::Owned(num(p.num_turns).unwrap_or(0).to_string())));
                 }
-                Some("turn_aborted") => hints.push(("aborted", Cow::Borrowed("1"))),
+                Some("turn_aborted") => push_lean(&mut hints, ("aborted", Cow::Borrowed("1"))),
                 _ => {}
             }
             Ok((meta(line, ts, hints), notes))
@@ -286,7 +289,7 @@ fn item<'a>(
                 }
             };
             if role == Role::User && injected_text(p.content) {
-                e.extra_mut().hints.push(("injected", Cow::Borrowed("1")));
+                push_lean(&mut e.extra_mut().hints, ("injected", Cow::Borrowed("1")));
             }
             (role, written)
         }
@@ -302,7 +305,7 @@ fn item<'a>(
                 .or_else(|| (sub.as_deref() == Some("local_shell_call")).then_some(Cow::Borrowed("local_shell")));
             let id =
                 call_id.or_else(|| p.id.and_then(|v| v.get().strip_prefix('"')?.strip_suffix('"')).map(Cow::Borrowed));
-            tool_calls.push(ToolCall { id, name });
+            push_lean(&mut tool_calls, ToolCall { id, name });
             (Role::Assistant, Cow::Borrowed("assistant"))
         }
         "web_search_call" => {
@@ -317,12 +320,10 @@ fn item<'a>(
         "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" => {
             blocks.tool_result = 1;
             let code = p.output.and_then(output_exit_code);
-            tool_results.push(ToolResult {
-                call_id,
-                tool_name: None,
-                is_error: code.is_some_and(|c| c != 0),
-                offloaded_path: None,
-            });
+            push_lean(
+                &mut tool_results,
+                ToolResult { call_id, tool_name: None, is_error: code.is_some_and(|c| c != 0), offloaded_path: None },
+            );
             (Role::ToolResult, Cow::Borrowed("tool"))
         }
         other => {
@@ -651,7 +652,7 @@ struct Walk {
 
 /// The file-level pass: metadata lines to the header, usage and typed prompts; entries
 /// chained, assistant items merged per request; rollbacks turned into branches.
-fn fold(d: &mut Decoded<'_>) {
+fn fold(d: &mut Decoded<'_>, _: &[u8]) {
     let entries = std::mem::take(&mut d.entries);
     let mut out: Vec<Entry<'_>> = Vec::with_capacity(entries.len());
     let mut w = Walk::default();
@@ -862,7 +863,7 @@ fn settle<'a>(out: &mut Vec<Entry<'a>>, w: &mut Walk, mut counter: Entry<'a>, la
 }
 
 fn mark_typed(e: &mut Entry<'_>) {
-    e.extra_mut().hints.push(("typed", Cow::Borrowed("1")));
+    push_lean(&mut e.extra_mut().hints, ("typed", Cow::Borrowed("1")));
 }
 
 /// The position of an entry's parent.

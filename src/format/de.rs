@@ -9,6 +9,7 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::push_lean;
 use crate::finding::{Code, Finding};
 use crate::model::{Blocks, Id, Text, ToolCall, ToolResult, Usage};
 
@@ -343,12 +344,56 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
             fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
                 Ok(Content::default())
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+            fn visit_seq<A: SeqAccess<'de>>(self, a: A) -> Result<Self::Value, A::Error> {
+                Content::from_seq(a)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Message content on a line that may not be a message at all (Claude Code writes `message`
+/// on progress and metadata lines too): content in either shape, or what stood in its place,
+/// which is an error only when the line is read as a message.
+pub enum MaybeContent<'a> {
+    Content(Content<'a>),
+    Bad(&'static str),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for MaybeContent<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = MaybeContent<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
                 let mut c = Content::default();
-                while let Some(b) = a.next_element::<Block<'de>>()? {
-                    c.add(b);
-                }
-                Ok(c)
+                c.blocks.text = 1;
+                Ok(MaybeContent::Content(c))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(MaybeContent::Content(Content::default()))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, a: A) -> Result<Self::Value, A::Error> {
+                Content::from_seq(a).map(MaybeContent::Content)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+                while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(MaybeContent::Bad("an object"))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(MaybeContent::Bad("a boolean"))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(MaybeContent::Bad("a number"))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(MaybeContent::Bad("a number"))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(MaybeContent::Bad("a number"))
             }
         }
         d.deserialize_any(V)
@@ -356,6 +401,14 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
 }
 
 impl<'a> Content<'a> {
+    fn from_seq<A: SeqAccess<'a>>(mut a: A) -> Result<Content<'a>, A::Error> {
+        let mut c = Content::default();
+        while let Some(b) = a.next_element::<Block<'a>>()? {
+            c.add(b);
+        }
+        Ok(c)
+    }
+
     fn add(&mut self, b: Block<'a>) {
         let Block::Object(b) = b else {
             self.blocks.unknown += 1;
@@ -368,16 +421,19 @@ impl<'a> Content<'a> {
             "image" => self.blocks.image += 1,
             "toolCall" | "tool_use" => {
                 self.blocks.tool_call += 1;
-                self.tool_calls.push(ToolCall { id: cow(b.id), name: cow(b.name) });
+                push_lean(&mut self.tool_calls, ToolCall { id: cow(b.id), name: cow(b.name) });
             }
             "tool_result" => {
                 self.blocks.tool_result += 1;
-                self.tool_results.push(ToolResult {
-                    call_id: cow(b.tool_use_id),
-                    tool_name: None,
-                    is_error: b.is_error.unwrap_or(false),
-                    offloaded_path: None,
-                });
+                push_lean(
+                    &mut self.tool_results,
+                    ToolResult {
+                        call_id: cow(b.tool_use_id),
+                        tool_name: None,
+                        is_error: b.is_error.unwrap_or(false),
+                        offloaded_path: None,
+                    },
+                );
             }
             "compaction" => self.blocks.server_compaction += 1,
             "serverTool" => self.blocks.server_tool += 1,
@@ -385,7 +441,7 @@ impl<'a> Content<'a> {
                 self.blocks.unknown += 1;
                 if let Some(t) = b.ty {
                     if !self.unknown_types.contains(&t.0) {
-                        self.unknown_types.push(t.0);
+                        push_lean(&mut self.unknown_types, t.0);
                     }
                 }
             }

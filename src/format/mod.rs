@@ -100,7 +100,7 @@ pub struct Decoder {
     /// formats whose lines are not one tree entry each (responses split over several lines,
     /// entries without ids, progress lines between turns). It may merge, drop and re-parent
     /// entries; the keys and tool uses are rebuilt from the entries afterwards.
-    pub fold: Option<fn(&mut Decoded<'_>)>,
+    pub fold: Option<for<'a> fn(&mut Decoded<'a>, &'a [u8])>,
     /// An entry's message content, from the parsed JSON of each of its lines.
     pub content: fn(&Entry<'_>, &[serde_json::Value]) -> Content,
     /// The top-level members of a line that `content` reads; the rest of the line is skipped
@@ -215,7 +215,7 @@ pub fn decode(source: &Source, forced: Option<Format>, detail: Detail) -> Result
         // decode the chunks it waits for. Collect the parts through rayon, then merge them.
         let parts: Vec<Part> = chunks.into_par_iter().map(decode_chunk).collect();
         parts.into_iter().for_each(|p| merger.push(p));
-        return Ok(fold(merger.finish(source), &dec, detail));
+        return Ok(fold(merger.finish(source), source.bytes(), &dec, detail));
     }
     // The workers decode chunks (roughly in order) while this thread puts finished parts
     // together in file order, so little is left to do once the last chunk is decoded.
@@ -238,19 +238,28 @@ pub fn decode(source: &Source, forced: Option<Format>, detail: Detail) -> Result
             }
         }
     });
-    Ok(fold(merger.finish(source), &dec, detail))
+    Ok(fold(merger.finish(source), source.bytes(), &dec, detail))
 }
 
 /// Run the format's file-level pass, if it has one, then let go of what `detail` does not keep.
-fn fold<'a>(mut d: Decoded<'a>, dec: &Decoder, detail: Detail) -> Decoded<'a> {
+fn fold<'a>(mut d: Decoded<'a>, bytes: &'a [u8], dec: &Decoder, detail: Detail) -> Decoded<'a> {
     let Some(f) = dec.fold else { return d };
-    f(&mut d);
+    f(&mut d, bytes);
     reindex(&mut d);
     if detail == Detail::Index {
         d.entries.iter_mut().for_each(|e| e.message = None);
     }
     d.findings.sort_by_key(|f| (f.line.unwrap_or(0), f.code));
     d
+}
+
+/// Push onto a vector that usually holds one element, or none: the first push makes room
+/// for one, where `Vec` makes room for four. A session holds a few of these per entry.
+pub(crate) fn push_lean<T>(v: &mut Vec<T>, x: T) {
+    if v.capacity() == 0 {
+        v.reserve_exact(1);
+    }
+    v.push(x);
 }
 
 /// What one chunk of lines decoded to, with line numbers and entry positions local to the

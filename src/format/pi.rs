@@ -18,7 +18,7 @@ use serde_json::Value;
 use super::arcturn::{message_with, RawMessage};
 use super::blocks::{self, str_of};
 use super::de::{cow, num, present, text_of, IdDe, Num, Str, Ts};
-use super::{unknown, Decoded, Decoder, Effort, LineResult, Record};
+use super::{push_lean, unknown, Decoded, Decoder, Effort, LineResult, Record};
 use crate::content::{self, Block};
 use crate::finding::{Code, Finding};
 use crate::model::{Compaction, Entry, Header, Id, Kind, Message, Role, State, Text};
@@ -226,16 +226,16 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
     if v1 {
         let x = entry.extra_mut();
         x.synthetic_id = true;
-        x.hints.push(("v1", Cow::Borrowed("")));
+        push_lean(&mut x.hints, ("v1", Cow::Borrowed("")));
         if let Some(k) = num(raw.first_kept_entry_index) {
-            x.hints.push(("first_kept_index", Cow::Owned(k.to_string())));
+            push_lean(&mut x.hints, ("first_kept_index", Cow::Owned(k.to_string())));
         }
     }
     if let Some(t) = raw.target_id {
-        entry.extra_mut().hints.push(("target", t.0.text().into_owned().into()));
+        push_lean(&mut entry.extra_mut().hints, ("target", t.0.text().into_owned().into()));
     }
     if let Some(name) = text_of(raw.name) {
-        entry.extra_mut().hints.push(("title", Cow::Owned(name.decode())));
+        push_lean(&mut entry.extra_mut().hints, ("title", Cow::Owned(name.decode())));
     }
     Ok((Record::Entry(entry), notes))
 }
@@ -260,7 +260,7 @@ fn synthetic_message(role_name: &'static str, excluded: bool) -> Message<'static
 /// Migrate version 1 in memory, drop the self-parent of roots, attach labels to their
 /// targets (the last label wins, an empty one clears), and take the title from the latest
 /// named `session_info`.
-fn fold(d: &mut Decoded<'_>) {
+fn fold(d: &mut Decoded<'_>, _: &[u8]) {
     let v1 = d.entries.iter().any(|e| e.hint("v1").is_some());
     if v1 {
         migrate_v1(d);
