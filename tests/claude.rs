@@ -366,6 +366,9 @@ fn message_content_of_the_wrong_type_is_damage_only_on_a_message() {
     assert_eq!(findings.len(), 1, "{findings:?}");
     let f = &findings[0];
     let column = lines[2].find(r#""content":{"#).unwrap() + r#""content":"#.len() + 1;
-    assert_eq!((f["code"].as_str(), f["line"].as_u64(), f["column"].as_u64()), (Some("invalid_field"), Some(3), Some(column as u64)));
+    assert_eq!(
+        (f["code"].as_str(), f["line"].as_u64(), f["column"].as_u64()),
+        (Some("invalid_field"), Some(3), Some(column as u64))
+    );
     assert!(f["message"].as_str().unwrap().starts_with("message.content: invalid type: map"), "{f}");
 }

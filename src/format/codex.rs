@@ -64,6 +64,8 @@ const INJECTED: &[&str] = &[
 
 /// Hint names (metadata lines become entries with these hints; the fold drops them).
 const META: &str = "codex_meta";
+/// A `token_count` event's total and last figures ([`counter_hint`]).
+const COUNTER: &str = "counter";
 
 fn explain<'a>(b: &'a [u8]) -> Option<String> {
     super::explain_with::<RawLine<'a>>(b)
@@ -132,13 +134,26 @@ struct RawTokens {
 }
 
 impl RawTokens {
-    /// `input cached output total` as text, for the fold (total defaults to input + output).
-    fn hint(&self) -> String {
+    /// `input cached output total` (total defaults to input + output).
+    fn figures(&self) -> [u64; 4] {
         let (i, c, o) = (num(self.input_tokens).unwrap_or(0), num(self.cached_input_tokens), num(self.output_tokens));
         let o = o.unwrap_or(0);
         let t = num(self.total_tokens).unwrap_or(i + o);
-        format!("{i} {} {o} {t}", c.unwrap_or(0))
+        [i, c.unwrap_or(0), o, t]
     }
+}
+
+/// A counter's total and last figures as one text for the fold: eight numbers, spaced.
+fn counter_hint(total: &RawTokens, last: &RawTokens) -> String {
+    use std::fmt::Write;
+    let mut s = String::with_capacity(96);
+    for (k, n) in total.figures().into_iter().chain(last.figures()).enumerate() {
+        if k > 0 {
+            s.push(' ');
+        }
+        let _ = write!(s, "{n}");
+    }
+    s
 }
 
 fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
@@ -185,8 +200,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
             match sub.as_deref() {
                 Some("token_count") => {
                     if let Some((t, l)) = p.info.and_then(|i| Some((i.total_token_usage?, i.last_token_usage?))) {
-                        push_lean(&mut hints, ("total", Cow::Owned(t.hint())));
-                        push_lean(&mut hints, ("last", Cow::Owned(l.hint())));
+                        push_lean(&mut hints, (COUNTER, Cow::Owned(counter_hint(&t, &l))));
                     }
                 }
                 Some("user_message") => {
@@ -422,7 +436,10 @@ pub fn exit_code(text: &str) -> Option<i64> {
         struct Metadata {
             exit_code: Option<i64>,
         }
-        if let Ok(Output { metadata: Some(Metadata { exit_code: Some(c) }) }) = serde_json::from_str(text) {
+        // The skimmer passes over the output's text without decoding it; serde_json has the
+        // last word on whatever the skimmer declines.
+        let output = super::skim::from_str::<Output>(text).ok().or_else(|| serde_json::from_str(text).ok());
+        if let Some(Output { metadata: Some(Metadata { exit_code: Some(c) }) }) = output {
             return Some(c);
         }
     }
@@ -453,6 +470,10 @@ fn output_exit_code(raw: &RawValue) -> Option<i64> {
         let lead = body.trim_start_matches([' ', '\t']);
         if !lead.starts_with(['{', '\\']) {
             return marker_code(body.as_bytes());
+        }
+        // JSON inside the string: decode the string alone (no `Value` around it).
+        if let Ok(Str(text)) = super::skim::from_str::<Str>(raw.get()) {
+            return exit_code(&text);
         }
     }
     exit_code(&output_text(raw))
@@ -612,9 +633,11 @@ fn items(content: &Value) -> Vec<Block> {
 struct Figures([u64; 4]);
 
 impl Figures {
-    fn parse(s: &str) -> Option<Figures> {
+    /// The total and last figures of a [`counter_hint`].
+    fn pair(s: &str) -> Option<(Figures, Figures)> {
         let mut it = s.split(' ').map(|x| x.parse::<u64>());
-        Some(Figures([it.next()?.ok()?, it.next()?.ok()?, it.next()?.ok()?, it.next()?.ok()?]))
+        let mut four = || Some(Figures([it.next()?.ok()?, it.next()?.ok()?, it.next()?.ok()?, it.next()?.ok()?]));
+        Some((four()?, four()?))
     }
 
     fn usage(self) -> Usage {
@@ -661,12 +684,12 @@ fn fold(d: &mut Decoded<'_>, _: &[u8]) {
     let mut first_counter: Option<(Figures, Figures, u32)> = None;
     let mut fork: Option<String> = None;
     for e in entries {
-        let Some(what) = e.hint(META).map(|h| h.to_string()) else {
+        let Some(what) = e.hint(META) else {
             place(&mut out, &mut w, e);
             continue;
         };
         let hint = |k: &str| e.hint(k).map(|v| v.to_string());
-        match what.as_str() {
+        match what.as_ref() {
             "session_meta" if header.is_none() => {
                 fork = hint("fork");
                 w.provider = hint("provider");
@@ -689,9 +712,7 @@ fn fold(d: &mut Decoded<'_>, _: &[u8]) {
             }
             _ => {}
         }
-        if let (Some(t), Some(l)) =
-            (hint("total").and_then(|t| Figures::parse(&t)), hint("last").and_then(|t| Figures::parse(&t)))
-        {
+        if let Some((t, l)) = e.hint(COUNTER).and_then(|c| Figures::pair(c)) {
             first_counter.get_or_insert((t, l, e.line));
             if w.total != Some(t) {
                 // A decreasing counter starts a new segment (a restarted counter): its
@@ -932,6 +953,11 @@ mod tests {
             (r#"{"output":"Exit code: 3","metadata":{"exit_code":0}}"#, Some(0)),
             (r#"{"output":"Exit code: 3"}"#, Some(3)),
             ("\n{\"metadata\":{\"exit_code\":4}}", Some(4)),
+            // A code that is no integer, or a key written twice: no recorded code, so the
+            // marker in the text decides.
+            (r#"{"output":"Exit code: 9","metadata":{"exit_code":1.5}}"#, Some(9)),
+            (r#"{"metadata":{"exit_code":1},"metadata":{"exit_code":2}}"#, None),
+            (r#"{"output":"\u00e9 Process exited with code 6","metadata":{"exit_code":0}}"#, Some(0)),
         ] {
             let raw = serde_json::to_string(text).unwrap();
             let raw: Box<RawValue> = RawValue::from_string(raw).unwrap();
