@@ -66,12 +66,12 @@ fn lint(s: &Session<'_>) -> Vec<Finding> {
             (ToolSide::Call, Some(k)) if t.ran => Finding::new(
                 Code::ToolCallWithoutResult,
                 Some(e.line),
-                format!("tool call `{}` has no result anywhere in the file", k.as_str()),
+                format!("tool call `{}` has no result anywhere in the file", k.text_of()),
             ),
             (ToolSide::Result, Some(k)) => Finding::new(
                 Code::ToolResultWithoutCall,
                 Some(e.line),
-                format!("tool result for `{}`, but no entry makes that call", k.as_str()),
+                format!("tool result for `{}`, but no entry makes that call", k.text_of()),
             ),
             (ToolSide::Result, None) => {
                 Finding::new(Code::ToolResultWithoutCall, Some(e.line), "tool result without a call id")

@@ -102,12 +102,15 @@ impl Serialize for Id<'_> {
     }
 }
 
-/// A lookup key: short string ids (arcturn's are 8 hex digits) are packed inline, so a
-/// probe compares 16 bytes instead of chasing a pointer into the file.
+/// A lookup key: short string ids (arcturn's are 8 hex digits) and UUIDs (Claude Code's) are
+/// packed inline, so a probe compares 16 bytes instead of chasing a pointer into the file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Key<'a> {
     Int(u64),
     Short(u8, [u8; 15]),
+    /// A UUID written in its canonical form (`8-4-4-4-12` lowercase hex digits), as 128 bits;
+    /// any other spelling stays text, so a key is equal to another exactly when their texts are.
+    Uuid([u64; 2]),
     Long(Cow<'a, str>),
 }
 
@@ -125,8 +128,49 @@ impl<'a> Key<'a> {
             let mut b = [0u8; 15];
             b[..s.len()].copy_from_slice(s.as_bytes());
             Key::Short(s.len() as u8, b)
+        } else if let Some(u) = pack_uuid(s.as_bytes()) {
+            Key::Uuid(u)
         } else {
             Key::Long(s.clone())
+        }
+    }
+}
+
+/// The 128 bits of a UUID in canonical form, or `None` for any other text.
+fn pack_uuid(s: &[u8]) -> Option<[u64; 2]> {
+    if s.len() != 36 || [8, 13, 18, 23].iter().any(|&i| s[i] != b'-') {
+        return None;
+    }
+    let mut v: u128 = 0;
+    for (i, &c) in s.iter().enumerate() {
+        if matches!(i, 8 | 13 | 18 | 23) {
+            continue;
+        }
+        let d = match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'f' => c - b'a' + 10,
+            _ => return None,
+        };
+        v = v << 4 | u128::from(d);
+    }
+    Some([(v >> 64) as u64, v as u64])
+}
+
+/// Hashing for maps keyed by ids (the keyed [`Key::hash64`] is what the tree index uses).
+impl std::hash::Hash for Key<'_> {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        match self {
+            Key::Int(n) => h.write_u64(*n),
+            Key::Short(len, b) => {
+                let mut w = [*len; 16];
+                w[1..].copy_from_slice(b);
+                h.write_u128(u128::from_le_bytes(w));
+            }
+            Key::Uuid([hi, lo]) => {
+                h.write_u64(*hi);
+                h.write_u64(*lo);
+            }
+            Key::Long(s) => h.write(s.as_bytes()),
         }
     }
 }
@@ -139,24 +183,21 @@ impl Key<'_> {
     pub fn hash64(&self) -> u64 {
         static STATE: LazyLock<foldhash::fast::RandomState> = LazyLock::new(Default::default);
         let mut h = STATE.build_hasher();
-        match self {
-            Key::Int(n) => h.write_u64(*n),
-            Key::Short(len, b) => {
-                let mut w = [*len; 16];
-                w[1..].copy_from_slice(b);
-                h.write_u128(u128::from_le_bytes(w));
-            }
-            Key::Long(s) => h.write(s.as_bytes()),
-        }
+        std::hash::Hash::hash(self, &mut h);
         h.finish()
     }
 
     /// The text of a string key (empty for an integer).
-    pub fn as_str(&self) -> &str {
+    pub fn text_of(&self) -> Cow<'_, str> {
         match self {
-            Key::Int(_) => "",
-            Key::Short(n, b) => std::str::from_utf8(&b[..*n as usize]).unwrap_or_default(),
-            Key::Long(s) => s,
+            Key::Int(_) => Cow::Borrowed(""),
+            Key::Short(n, b) => Cow::Borrowed(std::str::from_utf8(&b[..*n as usize]).unwrap_or_default()),
+            Key::Uuid([hi, lo]) => {
+                let v = (u128::from(*hi) << 64) | u128::from(*lo);
+                let hex = format!("{v:032x}");
+                Cow::Owned(format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..]))
+            }
+            Key::Long(s) => Cow::Borrowed(s),
         }
     }
 }
@@ -599,6 +640,32 @@ pub struct Observation<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn uuids_pack_only_in_canonical_form_and_keys_stay_small() {
+        let key = |s: &str| Key::text(&Cow::Owned(s.to_string()));
+        let canonical = "55d37ca7-989b-4ca7-8cf2-989b5cf255d3";
+        assert!(matches!(key(canonical), Key::Uuid(_)));
+        assert_eq!(key(canonical).text_of(), canonical);
+        assert_eq!(key("00000000-0000-0000-0000-000000000000").text_of(), "00000000-0000-0000-0000-000000000000");
+        assert_eq!(key("ffffffff-ffff-ffff-ffff-ffffffffffff").text_of(), "ffffffff-ffff-ffff-ffff-ffffffffffff");
+        // Another spelling of the same 128 bits is another id: it stays text.
+        for other in [
+            "55D37CA7-989B-4CA7-8CF2-989B5CF255D3",
+            "55d37ca7989b4ca78cf2989b5cf255d3",
+            "55d37ca7-989b-4ca7-8cf2-989b5cf255d3 ",
+            "55d37ca7-989b-4ca7-8cf2_989b5cf255d3",
+            "55d37ca7-989b-4ca7-8cf2-989b5cf255dg",
+            "{55d37ca7-989b-4ca7-8cf2-989b5cf255d}",
+        ] {
+            assert!(matches!(key(other), Key::Long(_)), "{other}");
+            assert_eq!(key(other).text_of(), other);
+            assert_ne!(key(other), key(canonical));
+        }
+        assert_ne!(key(canonical), key("55d37ca7-989b-4ca7-8cf2-989b5cf255d4"));
+        assert_eq!(key(canonical).hash64(), key(canonical).hash64());
+        assert_eq!(std::mem::size_of::<Key>(), 24);
+    }
 
     #[test]
     fn unescape_handles_pairs_and_lone_surrogates() {

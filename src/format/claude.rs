@@ -21,7 +21,7 @@ use super::de::{cow, num, present, Content, MaybeContent, Num, Str, Ts};
 use super::{push_lean, unknown, Decoded, Decoder, Effort, Fail, LineResult, Record};
 use crate::content::{self, Block};
 use crate::finding::{Code, Finding};
-use crate::model::{Compaction, Entry, Header, Id, Kind, Message, Role, Text, Usage};
+use crate::model::{Compaction, Entry, Header, Id, Key, Kind, Message, Role, Text, ToolSide, Usage};
 use crate::source::Line;
 
 pub const DECODER: Decoder = Decoder {
@@ -475,14 +475,6 @@ fn is_command(text: &str) -> bool {
         .any(|tag| t.starts_with(tag))
 }
 
-/// An id as a map key, borrowed from its line when the id is (no copy per line).
-fn key<'a>(id: &Id<'a>) -> Cow<'a, str> {
-    match id {
-        Id::Str(s) => s.clone(),
-        Id::Int(n) => Cow::Owned(n.to_string()),
-    }
-}
-
 /// The file-level pass (FORMATS-REAL.md section 2.4).
 fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8]) {
     for e in &mut d.entries {
@@ -491,30 +483,49 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8]) {
         }
     }
     let entries = std::mem::take(&mut d.entries);
+    // The ids and tool call ids were packed while each line was in cache: the fold works on
+    // those keys (a UUID is 16 bytes compared in place) and never reads an id from the file.
+    let keys = std::mem::take(&mut d.keys);
+    let uses = std::mem::take(&mut d.tools);
     let n = entries.len();
-    // Every uuid of the file, links-only lines included (for `summary.leafUuid`).
-    let mut all_ids: FastSet<Cow<'a, str>> = FastSet::with_capacity_and_hasher(n, Default::default());
+    // The conversations `summary` lines name (`leafUuid`), and which of them are in the file
+    // (links-only lines included).
+    let leaves: FastSet<Key<'a>> = entries.iter().filter_map(|e| e.hint(SUMMARY_LEAF)).map(Key::text).collect();
+    let mut present_leaves: FastSet<Key<'a>> = FastSet::default();
     // A removed line's id -> where its children go instead: an alias names the entry it was
     // merged into; a dropped line names its own parent, to be followed further.
-    let mut redirect: HashMap<Cow<'a, str>, Option<Id<'a>>> = HashMap::default();
+    let mut redirect: HashMap<Key<'a>, Link<'a>> = HashMap::default();
     let mut keep: Vec<Option<Entry<'_>>> = Vec::with_capacity(n);
-    let mut calls: HashMap<Cow<'a, str>, usize> = HashMap::default();
+    // Each slot's own key and its parent's (meaningful for kept entries only).
+    let mut links: Vec<(Key<'a>, Link<'a>)> = Vec::with_capacity(n);
+    // Where each line's tool uses go: the slot of the entry that keeps its message.
+    let mut owner: Vec<Option<usize>> = Vec::with_capacity(n);
+    let mut calls: HashMap<Key<'a>, usize> = HashMap::default();
     // Tool call id -> the entry that issued it.
-    let mut issuer: HashMap<Cow<'a, str>, usize> = HashMap::default();
+    let mut issuer: HashMap<Key<'a>, usize> = HashMap::default();
     // Issuer -> the last result attached to it, so that parallel results form a chain.
     let mut last_result: HashMap<usize, usize> = HashMap::default();
-    let mut kept_by_id: HashMap<Cow<'a, str>, usize> = HashMap::default();
+    let mut kept_by_id: HashMap<Key<'a>, usize> = HashMap::with_capacity_and_hasher(n, Default::default());
     let (mut custom_title, mut ai_title, mut summaries) = (None, None, Vec::new());
     let (session, cwd) = session_and_cwd(&entries, bytes);
     let mut created = None;
     let mut prompt_title: Option<Text<'_>> = None;
-    let mut pending_results: Vec<usize> = Vec::new();
-    for mut e in entries {
-        let id_text = key(&e.id);
-        if !e.extra.as_ref().is_some_and(|x| x.synthetic_id) {
-            all_ids.insert(id_text.clone());
+    let mut pending_results: Vec<(usize, Option<Key<'a>>)> = Vec::new();
+    let mut next_use = 0;
+    for (line_ix, (mut e, (id_key, parent_key))) in entries.into_iter().zip(keys).enumerate() {
+        // This line's tool uses (they are in entry order).
+        let first_use = next_use;
+        while uses.get(next_use).is_some_and(|u| u.entry as usize == line_ix) {
+            next_use += 1;
+        }
+        let line_uses = &uses[first_use..next_use];
+        let call_keys = || line_uses.iter().filter(|u| u.side == ToolSide::Call).filter_map(|u| u.key.clone());
+        let mut parent = Link { id: e.parent.take(), key: parent_key };
+        if !leaves.is_empty() && !e.extra.as_ref().is_some_and(|x| x.synthetic_id) && leaves.contains(&id_key) {
+            present_leaves.insert(id_key.clone());
         }
         created = created.or(e.timestamp);
+        let slot = keep.len();
         if e.hint(DROP).is_some() {
             if let Some(t) = e.hint(CUSTOM_TITLE) {
                 custom_title = Some(t.clone());
@@ -526,47 +537,58 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8]) {
                 summaries.push((s.clone(), l.clone()));
             }
             d.others += 1;
-            redirect.insert(id_text, e.parent.take());
+            redirect.insert(id_key.clone(), parent);
             keep.push(None);
+            links.push((id_key, Link::NONE));
+            owner.push(None);
             continue;
         }
         let sidechain = e.hint(SIDECHAIN).is_some();
         // A response written one block per line: merge into its first line's entry.
-        if let Some(key) = e.hint(CALL).cloned() {
+        if let Some(key) = e.hint(CALL).map(Key::text) {
             if let Some(&first) = calls.get(&key) {
                 let same_chain = keep[first].as_ref().is_some_and(|f| f.hint(SIDECHAIN).is_some() == sidechain);
                 if same_chain {
-                    for c in e.message.iter().flat_map(|m| &m.tool_calls).filter_map(|c| c.id.as_ref()) {
-                        issuer.insert(c.clone(), first);
+                    for c in call_keys() {
+                        issuer.insert(c, first);
                     }
-                    kept_by_id.insert(id_text.clone(), first);
+                    kept_by_id.insert(id_key.clone(), first);
                     let target = keep[first].as_mut().expect("a kept entry");
                     merge_response(target, e);
-                    redirect.insert(id_text, Some(target.id.clone()));
+                    let alias = Link { id: Some(target.id.clone()), key: Some(links[first].0.clone()) };
+                    redirect.insert(id_key.clone(), alias);
                     keep.push(None);
+                    links.push((id_key, Link::NONE));
+                    owner.push(Some(first));
                     continue;
                 }
                 // A copy of a response of the other chain (a sidechain repeating a main-chain
                 // message): the first copy is the call; this one is no entry of its own.
-                redirect.insert(id_text, e.parent.take());
+                redirect.insert(id_key.clone(), parent);
                 keep.push(None);
+                links.push((id_key, Link::NONE));
+                owner.push(None);
                 continue;
             } else {
-                calls.insert(key, keep.len());
+                calls.insert(key, slot);
             }
         }
         // The summary that follows a compact boundary is part of that compaction.
         if e.hint(COMPACT_SUMMARY).is_some() {
-            let boundary = e.parent.as_ref().and_then(|p| kept_by_id.get(p.text().as_ref())).copied();
+            let boundary = parent.key.as_ref().and_then(|p| kept_by_id.get(p)).copied();
             let text = prompt_text(&e, bytes);
-            match boundary.and_then(|b| keep[b].as_mut()).filter(|b| b.kind == Kind::Compaction) {
-                Some(b) => {
+            match boundary.filter(|&b| keep[b].as_ref().is_some_and(|b| b.kind == Kind::Compaction)) {
+                Some(b_ix) => {
+                    let b = keep[b_ix].as_mut().expect("a kept entry");
                     let c = b.compaction.get_or_insert_with(Default::default);
                     if c.summary.is_none() {
                         c.summary = text;
                         b.extra_mut().more_spans.push(e.span.clone());
-                        redirect.insert(id_text, Some(b.id.clone()));
+                        let alias = Link { id: Some(b.id.clone()), key: Some(links[b_ix].0.clone()) };
+                        redirect.insert(id_key.clone(), alias);
                         keep.push(None);
+                        links.push((id_key, Link::NONE));
+                        owner.push(None);
                         continue;
                     }
                 }
@@ -580,16 +602,16 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8]) {
         }
         if e.kind == Kind::Compaction {
             if let Some(lp) = e.hint(LOGICAL_PARENT).cloned() {
-                e.parent = Some(Id::Str(lp));
+                parent = Link { key: Some(Key::text(&lp)), id: Some(Id::Str(lp)) };
             }
         }
-        let ix = keep.len();
         if let Some(m) = &e.message {
-            for c in m.tool_calls.iter().filter_map(|c| c.id.as_ref()) {
-                issuer.insert(c.clone(), ix);
+            for c in call_keys() {
+                issuer.insert(c, slot);
             }
             if m.role == Role::ToolResult {
-                pending_results.push(ix);
+                let first_result = line_uses.iter().filter(|u| u.side == ToolSide::Result).find_map(|u| u.key.clone());
+                pending_results.push((slot, first_result));
             }
             if m.role == Role::User && !sidechain && prompt_title.is_none() {
                 if let Some(text) = prompt_text(&e, bytes) {
@@ -599,30 +621,33 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8]) {
                 }
             }
         }
-        kept_by_id.insert(id_text, ix);
+        owner.push(e.message.is_some().then_some(slot));
+        kept_by_id.insert(id_key.clone(), slot);
         keep.push(Some(e));
+        links.push((id_key, parent));
         // Results are attached once their issuer is known (it always precedes them).
-        for r in pending_results.drain(..) {
-            attach_result(&mut keep, r, &issuer, &kept_by_id, &mut last_result);
+        for (r, call) in pending_results.drain(..) {
+            attach_result(&mut keep, &mut links, r, call, &issuer, &kept_by_id, &mut last_result);
         }
     }
     // Re-hang every kept entry under its nearest kept ancestor.
-    for e in keep.iter_mut().flatten() {
+    for (e, (_, link)) in keep.iter_mut().zip(links.iter_mut()).filter_map(|(e, l)| Some((e.as_mut()?, l))) {
         let sidechain = e.hint(SIDECHAIN).is_some();
-        let mut p = e.parent.take();
+        let mut p = std::mem::replace(link, Link::NONE);
         // Bounded: a cycle among removed lines must not loop.
         for _ in 0..redirect.len() + 1 {
-            let Some(cur) = &p else { break };
-            match redirect.get(cur.text().as_ref()) {
+            let Some(cur) = &p.key else { break };
+            match redirect.get(cur) {
                 Some(next) => p = next.clone(),
                 None => break,
             }
         }
         // A sub-agent's first line names a line of its parent's file: it is the sub-agent's root.
-        if sidechain && p.as_ref().is_some_and(|p| !kept_by_id.contains_key(p.text().as_ref())) {
-            p = None;
+        if sidechain && p.key.as_ref().is_some_and(|k| !kept_by_id.contains_key(k)) {
+            p = Link::NONE;
         }
-        e.parent = p;
+        e.parent = p.id.clone();
+        *link = p;
         // Claude Code keeps nothing between the boundary and what it summarized: the context
         // after it is the summary, then what follows. Naming the summarized entry (its
         // parent) says exactly that.
@@ -630,7 +655,32 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8]) {
             c.up_to = e.parent.clone();
         }
     }
+    // Slots to positions among the kept entries; then the packed keys and the tool uses of
+    // the kept entries, in the order a rebuild from the entries would give.
+    let mut position = vec![u32::MAX; keep.len()];
+    let mut kept = 0u32;
+    for (slot, e) in keep.iter().enumerate() {
+        if e.is_some() {
+            position[slot] = kept;
+            kept += 1;
+        }
+    }
+    d.keys = keep.iter().zip(links).filter(|(e, _)| e.is_some()).map(|(_, (id, p))| (id, p.key)).collect();
     d.entries = keep.into_iter().flatten().collect();
+    d.tools = uses
+        .into_iter()
+        .filter_map(|mut u| {
+            u.entry = position[owner[u.entry as usize]?];
+            Some(u)
+        })
+        .collect();
+    // Calls before results within an entry; otherwise file order (stable).
+    d.tools.sort_by_key(|u| (u.entry, u.side == ToolSide::Result));
+    for u in &mut d.tools {
+        if u.side == ToolSide::Call {
+            u.ran = d.entries[u.entry as usize].message.as_ref().is_some_and(|m| m.tools_ran());
+        }
+    }
     let title = custom_title
         .map(Text::Plain)
         .or_else(|| ai_title.map(Text::Plain))
@@ -638,7 +688,7 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8]) {
             summaries
                 .into_iter()
                 .rev()
-                .find(|(_, leaf)| all_ids.contains(leaf.as_ref()))
+                .find(|(_, leaf)| present_leaves.contains(&Key::text(leaf)))
                 .map(|(s, _)| Text::Json(leak_borrow(&s)))
         })
         .or(prompt_title);
@@ -739,41 +789,51 @@ fn merge_response<'a>(target: &mut Entry<'a>, e: Entry<'a>) {
 
 /// Hang a tool result under the entry that issued its call (or the previous result of the
 /// same entry, so that parallel results stay one chain), whatever its `parentUuid` says.
-fn attach_result(
-    keep: &mut [Option<Entry<'_>>],
+fn attach_result<'a>(
+    keep: &mut [Option<Entry<'a>>],
+    links: &mut [(Key<'a>, Link<'a>)],
     r: usize,
-    issuer: &HashMap<Cow<'_, str>, usize>,
-    kept_by_id: &HashMap<Cow<'_, str>, usize>,
+    call: Option<Key<'a>>,
+    issuer: &HashMap<Key<'a>, usize>,
+    kept_by_id: &HashMap<Key<'a>, usize>,
     last_result: &mut HashMap<usize, usize>,
 ) {
     let Some(entry) = keep[r].as_ref() else { return };
-    let by_source = entry.hint(SOURCE_TOOL).and_then(|s| kept_by_id.get(s.as_ref())).copied();
-    let by_call = entry
-        .message
-        .as_ref()
-        .and_then(|m| m.tool_results.iter().find_map(|t| t.call_id.as_ref()).and_then(|c| issuer.get(c.as_ref())))
-        .copied();
+    let by_source = entry.hint(SOURCE_TOOL).and_then(|s| kept_by_id.get(&Key::text(s))).copied();
+    let by_call = call.and_then(|c| issuer.get(&c)).copied();
     let from = by_call.or(by_source);
     let Some(from) = from else { return };
     let under = last_result.get(&from).copied().unwrap_or(from);
     let Some(parent_id) = keep[under].as_ref().map(|p| p.id.clone()) else { return };
     // Name the tool: Claude Code's results only carry the call id.
-    let names: Vec<(String, Option<Cow<'_, str>>)> = keep[from]
+    let names: Vec<(Cow<'a, str>, Option<Cow<'a, str>>)> = keep[from]
         .as_ref()
         .and_then(|f| f.message.as_ref())
-        .map(|m| m.tool_calls.iter().filter_map(|c| Some((c.id.as_ref()?.to_string(), c.name.clone()))).collect())
+        .map(|m| m.tool_calls.iter().filter_map(|c| Some((c.id.clone()?, c.name.clone()))).collect())
         .unwrap_or_default();
     let Some(e) = keep[r].as_mut() else { return };
-    e.parent = Some(parent_id);
+    e.parent = Some(parent_id.clone());
+    links[r].1 = Link { id: Some(parent_id), key: Some(links[under].0.clone()) };
     if let Some(m) = e.message.as_mut() {
         for t in &mut m.tool_results {
             if t.tool_name.is_none() {
-                let name = names.iter().find(|(id, _)| Some(id.as_str()) == t.call_id.as_deref());
-                t.tool_name = name.and_then(|(_, n)| n.clone()).map(|n| Cow::Owned(n.into_owned()));
+                let name = names.iter().find(|(id, _)| Some(id.as_ref()) == t.call_id.as_deref());
+                t.tool_name = name.and_then(|(_, n)| n.clone());
             }
         }
     }
     last_result.insert(from, r);
+}
+
+/// Where an entry hangs: its parent's id and packed key (both `None` for a root).
+#[derive(Clone)]
+struct Link<'a> {
+    id: Option<Id<'a>>,
+    key: Option<Key<'a>>,
+}
+
+impl Link<'_> {
+    const NONE: Link<'static> = Link { id: None, key: None };
 }
 
 /// A message's content blocks, from every line of the entry in file order. A system line
@@ -808,5 +868,76 @@ mod tests {
         // An array fills a derived probe field by field: `[null, 1, "1", {}]` is no signature.
         assert!(!sniff(br#"[null, 1, "1", {}]"#));
         assert!(!sniff(br#"{"uuid":"u","sessionId":"s"}"#), "parentUuid must be there, even null");
+    }
+
+    /// Every `.jsonl` file under `dir`.
+    fn jsonl_under(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(list) = std::fs::read_dir(dir) else { return };
+        for e in list.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                jsonl_under(&p, out);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                out.push(p);
+            }
+        }
+    }
+
+    /// The fold hands over packed keys and tool uses of its own making, from the keys made
+    /// while decoding: they must be what a rebuild from the folded entries gives, on every
+    /// Claude Code file of the testdata and of the real corpus.
+    #[test]
+    fn folded_keys_and_tool_uses_are_a_rebuild_of_the_entries() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let real = root.join("../shared/real");
+        if !real.exists() && std::env::var("CI").as_deref() == Ok("true") {
+            panic!("{} is missing (CI=true)", real.display());
+        }
+        let mut files = Vec::new();
+        jsonl_under(&root.join("testdata"), &mut files);
+        jsonl_under(&real, &mut files);
+        let (mut checked, mut uses) = (0, 0);
+        for f in files {
+            let src = crate::source::Source::from_bytes("t", std::fs::read(&f).unwrap()).unwrap();
+            let Ok(d) = super::super::decode(&src, None, super::super::Detail::Full) else { continue };
+            if d.format != crate::model::Format::Claude {
+                continue;
+            }
+            let keys: Vec<_> = d.entries.iter().map(|e| (Key::of(&e.id), e.parent.as_ref().map(Key::of))).collect();
+            assert!(keys == d.keys, "{}: keys", f.display());
+            let mut tools = Vec::new();
+            for (ix, e) in d.entries.iter().enumerate() {
+                super::super::push_tool_uses(&mut tools, ix as u32, e);
+            }
+            fn flat<'k>(t: &[crate::model::ToolUse<'k>]) -> Vec<(u32, ToolSide, Option<Key<'k>>, bool)> {
+                t.iter().map(|u| (u.entry, u.side, u.key.clone(), u.ran)).collect()
+            }
+            assert_eq!(flat(&tools), flat(&d.tools), "{}: tool uses", f.display());
+            checked += 1;
+            uses += tools.len();
+        }
+        assert!(checked >= 8 && uses >= 50, "{checked} files, {uses} tool uses");
+    }
+
+    /// A response split over lines runs its tool calls only if the response as a whole did:
+    /// a call on its first line is not run when a later line says the turn was refused.
+    #[test]
+    fn a_split_response_that_ends_refused_runs_none_of_its_calls() {
+        let line = |uuid: &str, parent: &str, content: &str, stop: &str| {
+            format!(
+                r#"{{"parentUuid":{parent},"isSidechain":false,"type":"assistant","uuid":"{uuid}","sessionId":"s","timestamp":"2026-02-11T10:00:00.000Z","requestId":"req_1","message":{{"id":"msg_1","model":"m","role":"assistant","content":[{content}],"stop_reason":{stop},"usage":{{"input_tokens":1,"output_tokens":1}}}}}}"#
+            )
+        };
+        let text = [
+            r#"{"parentUuid":null,"isSidechain":false,"type":"user","uuid":"u0","sessionId":"s","timestamp":"2026-02-11T10:00:00.000Z","message":{"role":"user","content":"go"}}"#.to_string(),
+            line("a1", r#""u0""#, r#"{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}"#, "null"),
+            line("a2", r#""a1""#, r#"{"type":"text","text":"no"}"#, r#""refusal""#),
+        ]
+        .join("\n");
+        let src = crate::source::Source::from_bytes("t", text.into_bytes()).unwrap();
+        let d = super::super::decode(&src, None, super::super::Detail::Full).unwrap();
+        assert_eq!(d.entries.len(), 2);
+        let calls: Vec<_> = d.tools.iter().filter(|u| u.side == ToolSide::Call).map(|u| (u.entry, u.ran)).collect();
+        assert_eq!(calls, vec![(1, false)]);
     }
 }

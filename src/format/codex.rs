@@ -673,9 +673,15 @@ struct Walk {
     users: Vec<usize>,
 }
 
+/// The file-level pass, then the keys and tool uses rebuilt from what it changed.
+fn fold(d: &mut Decoded<'_>, _: &[u8]) {
+    fold_entries(d);
+    super::reindex(d);
+}
+
 /// The file-level pass: metadata lines to the header, usage and typed prompts; entries
 /// chained, assistant items merged per request; rollbacks turned into branches.
-fn fold(d: &mut Decoded<'_>, _: &[u8]) {
+fn fold_entries(d: &mut Decoded<'_>) {
     let entries = std::mem::take(&mut d.entries);
     let mut out: Vec<Entry<'_>> = Vec::with_capacity(entries.len());
     let mut w = Walk::default();

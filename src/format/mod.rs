@@ -125,13 +125,13 @@ pub fn decoder(format: Format) -> Decoder {
     }
 }
 
-/// Rebuild the packed keys and the tool uses from the entries, after a fold changed them.
 /// The id the reader gives an entry its format leaves without one: `L` and its line
 /// number in the file (marked `synthetic_id` wherever it is shown).
 pub fn line_id(line: u32) -> Id<'static> {
     Id::Str(Cow::Owned(format!("L{line}")))
 }
 
+/// Rebuild the packed keys and the tool uses from the entries, after a fold changed them.
 pub fn reindex(d: &mut Decoded<'_>) {
     d.keys = d.entries.iter().map(|e| (Key::of(&e.id), e.parent.as_ref().map(Key::of))).collect();
     d.tools.clear();
@@ -245,7 +245,6 @@ pub fn decode(source: &Source, forced: Option<Format>, detail: Detail) -> Result
 fn fold<'a>(mut d: Decoded<'a>, bytes: &'a [u8], dec: &Decoder, detail: Detail) -> Decoded<'a> {
     let Some(f) = dec.fold else { return d };
     f(&mut d, bytes);
-    reindex(&mut d);
     if detail == Detail::Index {
         d.entries.iter_mut().for_each(|e| e.message = None);
     }
@@ -598,15 +597,16 @@ impl<'a> Merger<'a> {
         if let Some((last, terminated)) = p.last_content {
             self.last_content = Some((last + lines, terminated));
         }
-        d.entries.extend(p.entries.into_iter().map(|mut e| {
+        for (mut e, mut k) in p.entries.into_iter().zip(p.keys) {
             e.line += lines;
             // A made-up id names the entry's line, known only now that the part is placed.
             if lines > 0 && e.extra.as_ref().is_some_and(|x| x.synthetic_id) {
                 e.id = line_id(e.line);
+                k.0 = Key::of(&e.id);
             }
-            e
-        }));
-        d.keys.extend(p.keys);
+            d.entries.push(e);
+            d.keys.push(k);
+        }
         d.tools.extend(p.tools.into_iter().map(|mut t| {
             t.entry += entries;
             t

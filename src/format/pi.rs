@@ -257,10 +257,16 @@ fn synthetic_message(role_name: &'static str, excluded: bool) -> Message<'static
     }
 }
 
+/// The file-level pass, then the keys and tool uses rebuilt from what it changed.
+fn fold(d: &mut Decoded<'_>, _: &[u8]) {
+    fold_entries(d);
+    super::reindex(d);
+}
+
 /// Migrate version 1 in memory, drop the self-parent of roots, attach labels to their
 /// targets (the last label wins, an empty one clears), and take the title from the latest
 /// named `session_info`.
-fn fold(d: &mut Decoded<'_>, _: &[u8]) {
+fn fold_entries(d: &mut Decoded<'_>) {
     let v1 = d.entries.iter().any(|e| e.hint("v1").is_some());
     if v1 {
         migrate_v1(d);
