@@ -138,22 +138,38 @@ impl<'a> Key<'a> {
 
 /// The 128 bits of a UUID in canonical form, or `None` for any other text.
 fn pack_uuid(s: &[u8]) -> Option<[u64; 2]> {
-    if s.len() != 36 || [8, 13, 18, 23].iter().any(|&i| s[i] != b'-') {
+    /// A lowercase hex digit's value; 0x10 marks every other byte.
+    const HEX: [u8; 256] = {
+        let mut t = [0x10u8; 256];
+        let mut i = 0;
+        while i < 10 {
+            t[b'0' as usize + i] = i as u8;
+            i += 1;
+        }
+        let mut i = 0;
+        while i < 6 {
+            t[b'a' as usize + i] = 10 + i as u8;
+            i += 1;
+        }
+        t
+    };
+    if s.len() != 36 || s[8] != b'-' || s[13] != b'-' || s[18] != b'-' || s[23] != b'-' {
         return None;
     }
-    let mut v: u128 = 0;
-    for (i, &c) in s.iter().enumerate() {
-        if matches!(i, 8 | 13 | 18 | 23) {
-            continue;
-        }
-        let d = match c {
-            b'0'..=b'9' => c - b'0',
-            b'a'..=b'f' => c - b'a' + 10,
-            _ => return None,
-        };
-        v = v << 4 | u128::from(d);
+    // Without the dashes: 8, 4, 4, 4 and 12 digits, read branch-free, checked once.
+    let mut digits = [0u8; 32];
+    digits[..8].copy_from_slice(&s[..8]);
+    digits[8..12].copy_from_slice(&s[9..13]);
+    digits[12..16].copy_from_slice(&s[14..18]);
+    digits[16..20].copy_from_slice(&s[19..23]);
+    digits[20..].copy_from_slice(&s[24..]);
+    let (mut v, mut bad) = (0u128, 0u8);
+    for c in digits {
+        let d = HEX[c as usize];
+        bad |= d;
+        v = v << 4 | u128::from(d & 0xF);
     }
-    Some([(v >> 64) as u64, v as u64])
+    (bad & 0x10 == 0).then_some([(v >> 64) as u64, v as u64])
 }
 
 /// Hashing for maps keyed by ids (the keyed [`Key::hash64`] is what the tree index uses).

@@ -495,9 +495,9 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8]) {
     // A removed line's id -> where its children go instead: an alias names the entry it was
     // merged into; a dropped line names its own parent, to be followed further.
     let mut redirect: HashMap<Key<'a>, Link<'a>> = HashMap::default();
-    let mut keep: Vec<Option<Entry<'_>>> = Vec::with_capacity(n);
-    // Each slot's own key and its parent's (meaningful for kept entries only).
-    let mut links: Vec<(Key<'a>, Link<'a>)> = Vec::with_capacity(n);
+    // Each line's own key and its parent's (kept entries only); the parent's id stays on the
+    // entry.
+    let mut links: Vec<(Key<'a>, Option<Key<'a>>)> = Vec::with_capacity(n);
     // Where each line's tool uses go: the slot of the entry that keeps its message.
     let mut owner: Vec<Option<usize>> = Vec::with_capacity(n);
     let mut calls: HashMap<Key<'a>, usize> = HashMap::default();
@@ -508,14 +508,19 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8]) {
     let mut kept_by_id: HashMap<Key<'a>, usize> = HashMap::with_capacity_and_hasher(n, Default::default());
     let (mut custom_title, mut ai_title, mut summaries) = (None, None, Vec::new());
     let (session, cwd) = session_and_cwd(&entries, bytes);
+    // Entries stay where they are (the vector is reused, not copied): a line's slot is
+    // emptied when it is merged or dropped.
+    let mut keep: Vec<Option<Entry<'a>>> = entries.into_iter().map(Some).collect();
     let mut created = None;
     let mut prompt_title: Option<Text<'_>> = None;
     let mut pending_results: Vec<(usize, Option<Key<'a>>)> = Vec::new();
     let mut next_use = 0;
-    for (line_ix, (mut e, (id_key, parent_key))) in entries.into_iter().zip(keys).enumerate() {
+    for (slot, (id_key, parent_key)) in keys.into_iter().enumerate() {
+        // Each slot is visited once, before anything else empties it.
+        let mut e = keep[slot].take().expect("a slot not yet visited");
         // This line's tool uses (they are in entry order).
         let first_use = next_use;
-        while uses.get(next_use).is_some_and(|u| u.entry as usize == line_ix) {
+        while uses.get(next_use).is_some_and(|u| u.entry as usize == slot) {
             next_use += 1;
         }
         let line_uses = &uses[first_use..next_use];
@@ -525,7 +530,6 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8]) {
             present_leaves.insert(id_key.clone());
         }
         created = created.or(e.timestamp);
-        let slot = keep.len();
         if e.hint(DROP).is_some() {
             if let Some(t) = e.hint(CUSTOM_TITLE) {
                 custom_title = Some(t.clone());
@@ -538,8 +542,7 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8]) {
             }
             d.others += 1;
             redirect.insert(id_key.clone(), parent);
-            keep.push(None);
-            links.push((id_key, Link::NONE));
+            links.push((id_key, None));
             owner.push(None);
             continue;
         }
@@ -557,16 +560,14 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8]) {
                     merge_response(target, e);
                     let alias = Link { id: Some(target.id.clone()), key: Some(links[first].0.clone()) };
                     redirect.insert(id_key.clone(), alias);
-                    keep.push(None);
-                    links.push((id_key, Link::NONE));
+                    links.push((id_key, None));
                     owner.push(Some(first));
                     continue;
                 }
                 // A copy of a response of the other chain (a sidechain repeating a main-chain
                 // message): the first copy is the call; this one is no entry of its own.
                 redirect.insert(id_key.clone(), parent);
-                keep.push(None);
-                links.push((id_key, Link::NONE));
+                links.push((id_key, None));
                 owner.push(None);
                 continue;
             } else {
@@ -586,8 +587,7 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8]) {
                         b.extra_mut().more_spans.push(e.span.clone());
                         let alias = Link { id: Some(b.id.clone()), key: Some(links[b_ix].0.clone()) };
                         redirect.insert(id_key.clone(), alias);
-                        keep.push(None);
-                        links.push((id_key, Link::NONE));
+                        links.push((id_key, None));
                         owner.push(None);
                         continue;
                     }
@@ -623,8 +623,9 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8]) {
         }
         owner.push(e.message.is_some().then_some(slot));
         kept_by_id.insert(id_key.clone(), slot);
-        keep.push(Some(e));
-        links.push((id_key, parent));
+        e.parent = parent.id;
+        keep[slot] = Some(e);
+        links.push((id_key, parent.key));
         // Results are attached once their issuer is known (it always precedes them).
         for (r, call) in pending_results.drain(..) {
             attach_result(&mut keep, &mut links, r, call, &issuer, &kept_by_id, &mut last_result);
@@ -633,7 +634,7 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8]) {
     // Re-hang every kept entry under its nearest kept ancestor.
     for (e, (_, link)) in keep.iter_mut().zip(links.iter_mut()).filter_map(|(e, l)| Some((e.as_mut()?, l))) {
         let sidechain = e.hint(SIDECHAIN).is_some();
-        let mut p = std::mem::replace(link, Link::NONE);
+        let mut p = Link { id: e.parent.take(), key: link.take() };
         // Bounded: a cycle among removed lines must not loop.
         for _ in 0..redirect.len() + 1 {
             let Some(cur) = &p.key else { break };
@@ -646,8 +647,8 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8]) {
         if sidechain && p.key.as_ref().is_some_and(|k| !kept_by_id.contains_key(k)) {
             p = Link::NONE;
         }
-        e.parent = p.id.clone();
-        *link = p;
+        e.parent = p.id;
+        *link = p.key;
         // Claude Code keeps nothing between the boundary and what it summarized: the context
         // after it is the summary, then what follows. Naming the summarized entry (its
         // parent) says exactly that.
@@ -665,7 +666,7 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8]) {
             kept += 1;
         }
     }
-    d.keys = keep.iter().zip(links).filter(|(e, _)| e.is_some()).map(|(_, (id, p))| (id, p.key)).collect();
+    d.keys = keep.iter().zip(links).filter(|(e, _)| e.is_some()).map(|(_, link)| link).collect();
     d.entries = keep.into_iter().flatten().collect();
     d.tools = uses
         .into_iter()
@@ -791,7 +792,7 @@ fn merge_response<'a>(target: &mut Entry<'a>, e: Entry<'a>) {
 /// same entry, so that parallel results stay one chain), whatever its `parentUuid` says.
 fn attach_result<'a>(
     keep: &mut [Option<Entry<'a>>],
-    links: &mut [(Key<'a>, Link<'a>)],
+    links: &mut [(Key<'a>, Option<Key<'a>>)],
     r: usize,
     call: Option<Key<'a>>,
     issuer: &HashMap<Key<'a>, usize>,
@@ -812,8 +813,8 @@ fn attach_result<'a>(
         .map(|m| m.tool_calls.iter().filter_map(|c| Some((c.id.clone()?, c.name.clone()))).collect())
         .unwrap_or_default();
     let Some(e) = keep[r].as_mut() else { return };
-    e.parent = Some(parent_id.clone());
-    links[r].1 = Link { id: Some(parent_id), key: Some(links[under].0.clone()) };
+    e.parent = Some(parent_id);
+    links[r].1 = Some(links[under].0.clone());
     if let Some(m) = e.message.as_mut() {
         for t in &mut m.tool_results {
             if t.tool_name.is_none() {
