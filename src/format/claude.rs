@@ -147,13 +147,102 @@ struct RawUsage {
     cache_creation: Option<CacheCreation>,
 }
 
-/// How the cache writes split between the 5-minute and the 1-hour cache; anything else in
-/// its place is ignored (the split is a detail of pricing, not worth a damaged line).
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum CacheCreation {
-    Split { ephemeral_1h_input_tokens: Option<Num> },
-    Other(serde::de::IgnoredAny),
+/// How the cache writes split between the 5-minute and the 1-hour cache: the 1-hour part,
+/// when `cache_creation` is an object whose `ephemeral_1h_input_tokens` is a count (or null).
+/// Anything else in its place is ignored (the split is a detail of pricing, not worth a
+/// damaged line). Read in one pass: no value is buffered to try one shape, then another.
+struct CacheCreation {
+    one_hour: Option<u64>,
+}
+
+impl<'de> Deserialize<'de> for CacheCreation {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+        /// A count, null, or anything else (`Err`), never an error of the line.
+        struct Count(Result<Option<u64>, ()>);
+        impl<'de> Deserialize<'de> for Count {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = Count;
+                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                        f.write_str("any JSON value")
+                    }
+                    fn visit_u64<E>(self, v: u64) -> Result<Count, E> {
+                        Ok(Count(Ok(Some(v))))
+                    }
+                    fn visit_i64<E>(self, v: i64) -> Result<Count, E> {
+                        Ok(Count(u64::try_from(v).map(Some).map_err(|_| ())))
+                    }
+                    fn visit_f64<E>(self, v: f64) -> Result<Count, E> {
+                        Ok(Count(if v >= 0.0 && v.is_finite() { Ok(Some(v as u64)) } else { Err(()) }))
+                    }
+                    fn visit_unit<E>(self) -> Result<Count, E> {
+                        Ok(Count(Ok(None)))
+                    }
+                    fn visit_bool<E>(self, _: bool) -> Result<Count, E> {
+                        Ok(Count(Err(())))
+                    }
+                    fn visit_str<E>(self, _: &str) -> Result<Count, E> {
+                        Ok(Count(Err(())))
+                    }
+                    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Count, A::Error> {
+                        while a.next_element::<IgnoredAny>()?.is_some() {}
+                        Ok(Count(Err(())))
+                    }
+                    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Count, A::Error> {
+                        while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                        Ok(Count(Err(())))
+                    }
+                }
+                d.deserialize_any(V)
+            }
+        }
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = CacheCreation;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<CacheCreation, A::Error> {
+                // A second `ephemeral_1h_input_tokens` makes the split unreadable, as a
+                // value that is no count does.
+                let mut one_hour: Option<Result<Option<u64>, ()>> = None;
+                while let Some(k) = a.next_key::<Str<'de>>()? {
+                    if k.0 == "ephemeral_1h_input_tokens" {
+                        let v = a.next_value::<Count>()?.0;
+                        one_hour = Some(if one_hour.is_some() { Err(()) } else { v });
+                    } else {
+                        a.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(CacheCreation { one_hour: one_hour.and_then(|v| v.ok()).flatten() })
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<CacheCreation, A::Error> {
+                while a.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(CacheCreation { one_hour: None })
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<CacheCreation, E> {
+                Ok(CacheCreation { one_hour: None })
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<CacheCreation, E> {
+                Ok(CacheCreation { one_hour: None })
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<CacheCreation, E> {
+                Ok(CacheCreation { one_hour: None })
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<CacheCreation, E> {
+                Ok(CacheCreation { one_hour: None })
+            }
+            fn visit_str<E>(self, _: &str) -> Result<CacheCreation, E> {
+                Ok(CacheCreation { one_hour: None })
+            }
+            fn visit_unit<E>(self) -> Result<CacheCreation, E> {
+                Ok(CacheCreation { one_hour: None })
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 #[derive(Deserialize)]
@@ -332,7 +421,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
             if assistant && !synthetic {
                 if let Some(id) = &m.id {
                     let key = match &raw.request_id {
-                        Some(r) => Cow::Owned(format!("{}\u{1}{}", id.0, r.0)),
+                        Some(r) => Cow::Owned([id.0.as_ref(), r.0.as_ref()].join("\u{1}")),
                         None => id.0.clone(),
                     };
                     push_lean(&mut hints, (CALL, key));
@@ -409,10 +498,7 @@ fn usage(u: RawUsage) -> Usage {
         cache_read: num(u.cache_read_input_tokens).unwrap_or(0),
         cache_write,
         // A part of the cache writes: never more than their total.
-        cache_write_1h: match u.cache_creation {
-            Some(CacheCreation::Split { ephemeral_1h_input_tokens: n }) => num(n).unwrap_or(0).min(cache_write),
-            _ => 0,
-        },
+        cache_write_1h: u.cache_creation.and_then(|c| c.one_hour).unwrap_or(0).min(cache_write),
         total: None,
         cost: None,
     }
@@ -871,6 +957,37 @@ mod tests {
         assert!(!sniff(br#"{"uuid":"u","sessionId":"s"}"#), "parentUuid must be there, even null");
     }
 
+    /// The 1-hour part of the cache writes is read when it is a count, capped at the writes,
+    /// and anything else in its place (or a key written twice) counts 0, never damage; both
+    /// parsers agree.
+    #[test]
+    fn the_one_hour_cache_split_is_read_leniently() {
+        for (split, want) in [
+            (r#"{"ephemeral_1h_input_tokens":30}"#, 30),
+            (r#"{"ephemeral_5m_input_tokens":70,"ephemeral_1h_input_tokens":30,"x":{"y":[1]}}"#, 30),
+            (r#"{"ephemeral_1h_input_tokens":300}"#, 100),
+            (r#"{"ephemeral_1h_input_tokens":30.0}"#, 30),
+            (r#"{"ephemeral_1h_input_tokens":null}"#, 0),
+            (r#"{"ephemeral_1h_input_tokens":"30"}"#, 0),
+            (r#"{"ephemeral_1h_input_tokens":-1}"#, 0),
+            (r#"{"ephemeral_1h_input_tokens":{"n":30}}"#, 0),
+            (r#"{"ephemeral_1h_input_tokens":1,"ephemeral_1h_input_tokens":2}"#, 0),
+            (r#"{}"#, 0),
+            (r#"[30]"#, 0),
+            (r#"30"#, 0),
+            (r#""30""#, 0),
+            (r#"null"#, 0),
+        ] {
+            let text = format!(r#"{{"input_tokens":1,"cache_creation_input_tokens":100,"cache_creation":{split}}}"#);
+            let full: RawUsage = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{split}: {e}"));
+            assert_eq!(usage(full).cache_write_1h, want, "{split} (serde_json)");
+            // The skimmer declines a key written twice; serde_json then has the last word.
+            if let Ok(skimmed) = super::super::skim::from_str::<RawUsage>(&text) {
+                assert_eq!(usage(skimmed).cache_write_1h, want, "{split} (skimmer)");
+            }
+        }
+    }
+
     /// Every `.jsonl` file under `dir`.
     fn jsonl_under(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
         let Ok(list) = std::fs::read_dir(dir) else { return };
@@ -897,15 +1014,33 @@ mod tests {
         let mut files = Vec::new();
         jsonl_under(&root.join("testdata"), &mut files);
         jsonl_under(&real, &mut files);
+        let mut inputs: Vec<(String, Vec<u8>)> =
+            files.iter().map(|f| (f.display().to_string(), std::fs::read(f).unwrap())).collect();
+        // Big enough to be decoded in parts: lines without a uuid (titles) get ids made from
+        // their line numbers once the parts are placed, and their keys must follow.
+        let mut big = String::new();
+        for k in 0..2500u32 {
+            let parent =
+                if k == 0 { "null".to_string() } else { format!(r#""{:08x}-0000-4000-8000-{:012x}""#, k - 1, k - 1) };
+            big += &format!(r#"{{"type":"custom-title","customTitle":"t{k}","sessionId":"s"}}"#);
+            big += "\n";
+            big += &format!(
+                r#"{{"parentUuid":{parent},"isSidechain":false,"type":"user","uuid":"{k:08x}-0000-4000-8000-{k:012x}","sessionId":"s","timestamp":"2026-02-11T10:00:00.000Z","message":{{"role":"user","content":"{}"}}}}"#,
+                "x".repeat(2000)
+            );
+            big += "\n";
+        }
+        assert!(big.len() > super::super::PARALLEL_MIN_BYTES);
+        inputs.push(("generated".to_string(), big.into_bytes()));
         let (mut checked, mut uses) = (0, 0);
-        for f in files {
-            let src = crate::source::Source::from_bytes("t", std::fs::read(&f).unwrap()).unwrap();
+        for (f, bytes) in inputs {
+            let src = crate::source::Source::from_bytes("t", bytes).unwrap();
             let Ok(d) = super::super::decode(&src, None, super::super::Detail::Full) else { continue };
             if d.format != crate::model::Format::Claude {
                 continue;
             }
             let keys: Vec<_> = d.entries.iter().map(|e| (Key::of(&e.id), e.parent.as_ref().map(Key::of))).collect();
-            assert!(keys == d.keys, "{}: keys", f.display());
+            assert!(keys == d.keys, "{f}: keys");
             let mut tools = Vec::new();
             for (ix, e) in d.entries.iter().enumerate() {
                 super::super::push_tool_uses(&mut tools, ix as u32, e);
@@ -913,7 +1048,7 @@ mod tests {
             fn flat<'k>(t: &[crate::model::ToolUse<'k>]) -> Vec<(u32, ToolSide, Option<Key<'k>>, bool)> {
                 t.iter().map(|u| (u.entry, u.side, u.key.clone(), u.ran)).collect()
             }
-            assert_eq!(flat(&tools), flat(&d.tools), "{}: tool uses", f.display());
+            assert_eq!(flat(&tools), flat(&d.tools), "{f}: tool uses");
             checked += 1;
             uses += tools.len();
         }

@@ -597,15 +597,20 @@ impl<'a> Merger<'a> {
         if let Some((last, terminated)) = p.last_content {
             self.last_content = Some((last + lines, terminated));
         }
-        for (mut e, mut k) in p.entries.into_iter().zip(p.keys) {
+        // A made-up id names the entry's line, known only now that the part is placed.
+        let mut renamed = Vec::new();
+        let base = d.entries.len();
+        d.entries.extend(p.entries.into_iter().enumerate().map(|(i, mut e)| {
             e.line += lines;
-            // A made-up id names the entry's line, known only now that the part is placed.
             if lines > 0 && e.extra.as_ref().is_some_and(|x| x.synthetic_id) {
                 e.id = line_id(e.line);
-                k.0 = Key::of(&e.id);
+                renamed.push(base + i);
             }
-            d.entries.push(e);
-            d.keys.push(k);
+            e
+        }));
+        d.keys.extend(p.keys);
+        for i in renamed {
+            d.keys[i].0 = Key::of(&d.entries[i].id);
         }
         d.tools.extend(p.tools.into_iter().map(|mut t| {
             t.entry += entries;

@@ -172,7 +172,9 @@ struct Skim<'de> {
 
 impl<'de> Skim<'de> {
     fn new(text: &'de str, audit: Option<Vec<Anomaly>>) -> Skim<'de> {
-        Skim { s: text, b: text.as_bytes(), i: 0, depth: 0, keys: Vec::new(), audit }
+        // Room for the keys of a typical line's open objects at once: the vector does not
+        // grow (and copy) key by key on every line.
+        Skim { s: text, b: text.as_bytes(), i: 0, depth: 0, keys: Vec::with_capacity(32), audit }
     }
 
     /// Note an anomaly: collected when auditing, else the line is declined.
