@@ -124,14 +124,22 @@ impl<'a> Key<'a> {
 
     /// The key of a string id (or any short string, such as a tool call id).
     pub fn text(s: &Cow<'a, str>) -> Key<'a> {
+        Key::packed(s).unwrap_or_else(|| Key::Long(s.clone()))
+    }
+
+    /// [`Key::text`], taking the text: a long one that owns its bytes keeps them, uncopied.
+    pub fn from_text(s: Cow<'a, str>) -> Key<'a> {
+        Key::packed(&s).unwrap_or(Key::Long(s))
+    }
+
+    /// A short string or a canonical UUID, packed; `None` for any other text.
+    fn packed(s: &str) -> Option<Key<'a>> {
         if s.len() <= 15 {
             let mut b = [0u8; 15];
             b[..s.len()].copy_from_slice(s.as_bytes());
-            Key::Short(s.len() as u8, b)
-        } else if let Some(u) = pack_uuid(s.as_bytes()) {
-            Key::Uuid(u)
+            Some(Key::Short(s.len() as u8, b))
         } else {
-            Key::Long(s.clone())
+            pack_uuid(s.as_bytes()).map(Key::Uuid)
         }
     }
 }
@@ -316,6 +324,13 @@ impl<'a> Entry<'a> {
     /// A hint the decoder left for the file-level pass.
     pub fn hint(&self, name: &str) -> Option<&Cow<'a, str>> {
         self.extra.as_ref()?.hints.iter().find(|(k, _)| *k == name).map(|(_, v)| v)
+    }
+
+    /// A hint, taken out of the entry (for a pass that reads it once).
+    pub fn take_hint(&mut self, name: &str) -> Option<Cow<'a, str>> {
+        let hints = &mut self.extra.as_mut()?.hints;
+        let at = hints.iter().position(|(k, _)| *k == name)?;
+        Some(hints.swap_remove(at).1)
     }
 
     /// The sub-agent session this entry names, if it names one.

@@ -634,7 +634,7 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8]) {
         }
         let sidechain = e.hint(SIDECHAIN).is_some();
         // A response written one block per line: merge into its first line's entry.
-        if let Some(key) = e.hint(CALL).map(Key::text) {
+        if let Some(key) = e.take_hint(CALL).map(Key::from_text) {
             if let Some(&first) = calls.get(&key) {
                 let same_chain = keep[first].as_ref().is_some_and(|f| f.hint(SIDECHAIN).is_some() == sidechain);
                 if same_chain {
