@@ -288,9 +288,7 @@ pub(super) fn message_with<'a>(
     if role == Role::ToolResult {
         let offloaded_path = m.details.and_then(|d| {
             // Most details never mention offloading; only parse the ones that do.
-            if !d.get().contains("\"offloaded\"") {
-                return None;
-            }
+            memchr::memmem::find(d.get().as_bytes(), b"\"offloaded\"")?;
             let d: RawDetails = serde_json::from_str(d.get()).ok()?;
             d.offloaded.unwrap_or(false).then(|| cow(d.path).unwrap_or(Cow::Borrowed("")))
         });

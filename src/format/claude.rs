@@ -546,7 +546,7 @@ fn first_text(c: &RawValue) -> Option<&str> {
 /// The sub-agent a tool result names; `toolUseResult` is often a string, and only `Task` /
 /// `Agent` results name one.
 fn agent_of(r: &RawValue) -> Option<Cow<'_, str>> {
-    if !r.get().starts_with('{') || !r.get().contains("\"agentId\"") {
+    if !r.get().starts_with('{') || memchr::memmem::find(r.get().as_bytes(), b"\"agentId\"").is_none() {
         return None;
     }
     let t: RawToolUseResult = serde_json::from_str(r.get()).ok()?;
