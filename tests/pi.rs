@@ -167,3 +167,32 @@ fn a_type_tagged_file_is_detected_as_pi_and_can_be_forced() {
     assert_eq!(json(&["leaves", "--json", f])["format"], "pi");
     assert_eq!(json(&["leaves", "--json", "--input-format", "pi", f])["format"], "pi");
 }
+
+/// A version 1 file big enough to be decoded in parts: a finding about an entry names the
+/// entry's made-up id, and that id is made from the entry's line in the whole file.
+#[test]
+fn v1_findings_name_made_up_ids_from_the_line_in_the_whole_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from(
+        r#"{"type":"session","id":"0b8e6f2a-1111-4c2d-8e3f-222233334444","timestamp":"2025-06-01T09:00:00.000Z","cwd":"/w"}"#,
+    );
+    text.push('\n');
+    let message = format!(
+        r#"{{"type":"message","timestamp":"2025-06-01T09:01:00.000Z","message":{{"role":"user","content":"{}","timestamp":1748768460000}}}}"#,
+        "x".repeat(2000)
+    );
+    for _ in 0..4000 {
+        text += &message;
+        text.push('\n');
+    }
+    // Line 4002: past the first of the parts an 8 MB file is decoded in.
+    text += "{\"type\":\"message\",\"timestamp\":\"2025-06-01T09:01:00.000Z\"}\n";
+    text += &message;
+    text.push('\n');
+    let file = common::temp_file(dir.path(), "v1.jsonl", text.as_bytes());
+    let out = run(&["check", "--json", &file]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let findings = out.json()["findings"].as_array().unwrap().clone();
+    let f = findings.iter().find(|f| f["code"] == "missing_field").unwrap_or_else(|| panic!("{findings:?}"));
+    assert_eq!((f["line"].as_u64(), f["id"].as_str()), (Some(4002), Some("L4002")), "{f}");
+}

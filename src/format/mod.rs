@@ -262,6 +262,21 @@ pub(crate) fn push_lean<T>(v: &mut Vec<T>, x: T) {
     v.push(x);
 }
 
+/// A finding that names an entry by the id made up from its line names the line within its
+/// part; the entry is renamed once the part is placed (`lines` before it), and so is the
+/// finding's id. Entries of a part are in line order.
+fn rename_in_findings(p: &mut Part<'_>, lines: u32) {
+    for f in p.findings.iter_mut().filter(|f| f.id.is_some()) {
+        let Some(line) = f.line else { continue };
+        let Ok(i) = p.entries.binary_search_by_key(&line, |e| e.line) else { continue };
+        let e = &p.entries[i];
+        let made_up = e.extra.as_ref().is_some_and(|x| x.synthetic_id);
+        if made_up && f.id.as_ref().is_some_and(|id| id.text() == e.id.text()) {
+            f.id = Some(line_id(line + lines));
+        }
+    }
+}
+
 /// What one chunk of lines decoded to, with line numbers and entry positions local to the
 /// chunk until [`Merger::push`] shifts them.
 #[derive(Default)]
@@ -575,8 +590,11 @@ impl<'a> Merger<'a> {
     }
 
     /// Add the next part in file order.
-    fn push(&mut self, p: Part<'a>) {
+    fn push(&mut self, mut p: Part<'a>) {
         let (lines, entries) = (self.d.lines, self.d.entries.len() as u32);
+        if lines > 0 {
+            rename_in_findings(&mut p, lines);
+        }
         let d = &mut self.d;
         if self.parts == 0 && p.bytes < self.total {
             // Size the vectors from the first part, so that they are not copied as they
