@@ -102,8 +102,8 @@ impl Serialize for Id<'_> {
     }
 }
 
-/// A lookup key: short string ids (arcturn's are 8 hex digits) and UUIDs (Claude Code's) are
-/// packed inline, so a probe compares 16 bytes instead of chasing a pointer into the file.
+/// A lookup key: short string ids (8 hex digits, say) and UUIDs are packed inline, so a
+/// probe compares 16 bytes instead of chasing a pointer into the file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Key<'a> {
     Int(u64),

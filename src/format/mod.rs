@@ -99,7 +99,9 @@ pub struct Decoder {
     /// The file-level pass, after every line is decoded and before the index is built, for
     /// formats whose lines are not one tree entry each (responses split over several lines,
     /// entries without ids, progress lines between turns). It may merge, drop and re-parent
-    /// entries; the keys and tool uses are rebuilt from the entries afterwards.
+    /// entries, and leaves `keys` and `tools` matching what it kept ([`reindex`] rebuilds
+    /// them; a pass can carry them over instead). It gets the file's bytes, to re-read the
+    /// few lines it needs more of.
     pub fold: Option<for<'a> fn(&mut Decoded<'a>, &'a [u8])>,
     /// An entry's message content, from the parsed JSON of each of its lines.
     pub content: fn(&Entry<'_>, &[serde_json::Value]) -> Content,
@@ -262,18 +264,22 @@ pub(crate) fn push_lean<T>(v: &mut Vec<T>, x: T) {
     v.push(x);
 }
 
-/// A finding that names an entry by the id made up from its line names the line within its
-/// part; the entry is renamed once the part is placed (`lines` before it), and so is the
-/// finding's id. Entries of a part are in line order.
-fn rename_in_findings(p: &mut Part<'_>, lines: u32) {
+/// An id made up from an entry's line names the line within its part until the part is
+/// placed (`lines` before it). Rename each such entry, its packed key, and the findings that
+/// name it (few: found by line, the entries being in line order).
+fn place_made_up_ids(p: &mut Part<'_>, lines: u32) {
+    let made_up = |e: &Entry<'_>| e.extra.as_ref().is_some_and(|x| x.synthetic_id);
     for f in p.findings.iter_mut().filter(|f| f.id.is_some()) {
         let Some(line) = f.line else { continue };
         let Ok(i) = p.entries.binary_search_by_key(&line, |e| e.line) else { continue };
         let e = &p.entries[i];
-        let made_up = e.extra.as_ref().is_some_and(|x| x.synthetic_id);
-        if made_up && f.id.as_ref().is_some_and(|id| id.text() == e.id.text()) {
+        if made_up(e) && f.id.as_ref().is_some_and(|id| id.text() == e.id.text()) {
             f.id = Some(line_id(line + lines));
         }
+    }
+    for (e, k) in p.entries.iter_mut().zip(&mut p.keys).filter(|(e, _)| made_up(e)) {
+        e.id = line_id(e.line + lines);
+        k.0 = Key::of(&e.id);
     }
 }
 
@@ -593,7 +599,7 @@ impl<'a> Merger<'a> {
     fn push(&mut self, mut p: Part<'a>) {
         let (lines, entries) = (self.d.lines, self.d.entries.len() as u32);
         if lines > 0 {
-            rename_in_findings(&mut p, lines);
+            place_made_up_ids(&mut p, lines);
         }
         let d = &mut self.d;
         if self.parts == 0 && p.bytes < self.total {
@@ -616,21 +622,11 @@ impl<'a> Merger<'a> {
         if let Some((last, terminated)) = p.last_content {
             self.last_content = Some((last + lines, terminated));
         }
-        // A made-up id names the entry's line, known only now that the part is placed.
-        let mut renamed = Vec::new();
-        let base = d.entries.len();
-        d.entries.extend(p.entries.into_iter().enumerate().map(|(i, mut e)| {
+        d.entries.extend(p.entries.into_iter().map(|mut e| {
             e.line += lines;
-            if lines > 0 && e.extra.as_ref().is_some_and(|x| x.synthetic_id) {
-                e.id = line_id(e.line);
-                renamed.push(base + i);
-            }
             e
         }));
         d.keys.extend(p.keys);
-        for i in renamed {
-            d.keys[i].0 = Key::of(&d.entries[i].id);
-        }
         d.tools.extend(p.tools.into_iter().map(|mut t| {
             t.entry += entries;
             t
