@@ -580,18 +580,24 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8]) {
     let mut present_leaves: FastSet<Key<'a>> = FastSet::default();
     // A removed line's id -> where its children go instead: an alias names the entry it was
     // merged into; a dropped line names its own parent, to be followed further.
-    let mut redirect: HashMap<Key<'a>, Link<'a>> = HashMap::default();
-    // Each line's own key and its parent's (kept entries only); the parent's id stays on the
-    // entry.
-    let mut links: Vec<(Key<'a>, Option<Key<'a>>)> = Vec::with_capacity(n);
+    // Sized for a typical file up front: growing a map re-hashes every key in it, and a long
+    // key's hash reads its text again.
+    fn sized<K, V>(capacity: usize) -> HashMap<K, V> {
+        HashMap::with_capacity_and_hasher(capacity, Default::default())
+    }
+    let mut redirect: HashMap<Key<'a>, Link<'a>> = sized(n / 4);
+    // Each line's own key and its parent's, rewritten in place: a removed line's parent is
+    // cleared; the parent's id stays on the entry.
+    let mut links = keys;
     // Where each line's tool uses go: the slot of the entry that keeps its message.
-    let mut owner: Vec<Option<usize>> = Vec::with_capacity(n);
-    let mut calls: HashMap<Key<'a>, usize> = HashMap::default();
+    let mut owner: Vec<u32> = Vec::with_capacity(n);
+    const NO_OWNER: u32 = u32::MAX;
+    let mut calls: HashMap<Key<'a>, usize> = sized(n / 2);
     // Tool call id -> the entry that issued it.
-    let mut issuer: HashMap<Key<'a>, usize> = HashMap::default();
+    let mut issuer: HashMap<Key<'a>, usize> = sized(n / 4);
     // Issuer -> the last result attached to it, so that parallel results form a chain.
-    let mut last_result: HashMap<usize, usize> = HashMap::default();
-    let mut kept_by_id: HashMap<Key<'a>, usize> = HashMap::with_capacity_and_hasher(n, Default::default());
+    let mut last_result: HashMap<usize, usize> = sized(n / 4);
+    let mut kept_by_id: HashMap<Key<'a>, usize> = sized(n);
     let (mut custom_title, mut ai_title, mut summaries) = (None, None, Vec::new());
     let (session, cwd) = session_and_cwd(&entries, bytes);
     // Entries stay where they are (the vector is reused, not copied): a line's slot is
@@ -601,7 +607,9 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8]) {
     let mut prompt_title: Option<Text<'_>> = None;
     let mut pending_results: Vec<(usize, Option<Key<'a>>)> = Vec::new();
     let mut next_use = 0;
-    for (slot, (id_key, parent_key)) in keys.into_iter().enumerate() {
+    for slot in 0..n {
+        let parent_key = links[slot].1.take();
+        let id_key = links[slot].0.clone();
         // Each slot is visited once, before anything else empties it.
         let mut e = keep[slot].take().expect("a slot not yet visited");
         // This line's tool uses (they are in entry order).
@@ -628,8 +636,7 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8]) {
             }
             d.others += 1;
             redirect.insert(id_key.clone(), parent);
-            links.push((id_key, None));
-            owner.push(None);
+            owner.push(NO_OWNER);
             continue;
         }
         let sidechain = e.hint(SIDECHAIN).is_some();
@@ -646,15 +653,13 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8]) {
                     merge_response(target, e);
                     let alias = Link { id: Some(target.id.clone()), key: Some(links[first].0.clone()) };
                     redirect.insert(id_key.clone(), alias);
-                    links.push((id_key, None));
-                    owner.push(Some(first));
+                    owner.push(first as u32);
                     continue;
                 }
                 // A copy of a response of the other chain (a sidechain repeating a main-chain
                 // message): the first copy is the call; this one is no entry of its own.
                 redirect.insert(id_key.clone(), parent);
-                links.push((id_key, None));
-                owner.push(None);
+                owner.push(NO_OWNER);
                 continue;
             } else {
                 calls.insert(key, slot);
@@ -673,8 +678,7 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8]) {
                         b.extra_mut().more_spans.push(e.span.clone());
                         let alias = Link { id: Some(b.id.clone()), key: Some(links[b_ix].0.clone()) };
                         redirect.insert(id_key.clone(), alias);
-                        links.push((id_key, None));
-                        owner.push(None);
+                        owner.push(NO_OWNER);
                         continue;
                     }
                 }
@@ -707,11 +711,11 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8]) {
                 }
             }
         }
-        owner.push(e.message.is_some().then_some(slot));
+        owner.push(if e.message.is_some() { slot as u32 } else { NO_OWNER });
         kept_by_id.insert(id_key.clone(), slot);
         e.parent = parent.id;
         keep[slot] = Some(e);
-        links.push((id_key, parent.key));
+        links[slot].1 = parent.key;
         // Results are attached once their issuer is known (it always precedes them).
         for (r, call) in pending_results.drain(..) {
             attach_result(&mut keep, &mut links, r, call, &issuer, &kept_by_id, &mut last_result);
@@ -752,13 +756,19 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8]) {
             kept += 1;
         }
     }
-    d.keys = keep.iter().zip(links).filter(|(e, _)| e.is_some()).map(|(_, link)| link).collect();
+    let mut at = 0;
+    links.retain(|_| {
+        at += 1;
+        keep[at - 1].is_some()
+    });
+    d.keys = links;
     d.entries = keep.into_iter().flatten().collect();
     d.tools = uses
         .into_iter()
         .filter_map(|mut u| {
-            u.entry = position[owner[u.entry as usize]?];
-            Some(u)
+            let at = *position.get(owner[u.entry as usize] as usize)?;
+            u.entry = at;
+            (at != u32::MAX).then_some(u)
         })
         .collect();
     // Calls before results within an entry; otherwise file order (stable).
@@ -849,7 +859,7 @@ fn leak_borrow<'a>(c: &Cow<'a, str>) -> &'a str {
 /// Fold a later line of a response into the entry of its first line.
 fn merge_response<'a>(target: &mut Entry<'a>, e: Entry<'a>) {
     target.extra_mut().more_spans.push(e.span.clone());
-    let (Some(t), Some(m)) = (target.message.as_mut(), e.message) else { return };
+    let (Some(t), Some(mut m)) = (target.message.as_mut(), e.message) else { return };
     let b = &mut t.blocks;
     b.text += m.blocks.text;
     b.thinking += m.blocks.thinking;
@@ -859,18 +869,18 @@ fn merge_response<'a>(target: &mut Entry<'a>, e: Entry<'a>) {
     b.server_compaction += m.blocks.server_compaction;
     b.server_tool += m.blocks.server_tool;
     b.unknown += m.blocks.unknown;
-    t.tool_calls.extend(m.tool_calls);
-    t.tool_results.extend(m.tool_results);
+    t.tool_calls.append(&mut m.tool_calls);
+    t.tool_results.append(&mut m.tool_results);
     // Every line repeats the response's usage: keep one copy, the most complete.
     t.usage = match (t.usage, m.usage) {
         (Some(a), Some(b)) => Some(if b.total() > a.total() { b } else { a }),
         (a, b) => a.or(b),
     };
     if m.stop_reason.is_some() {
-        t.stop_reason = m.stop_reason;
+        t.stop_reason = m.stop_reason.take();
     }
     if t.model.is_none() {
-        t.model = m.model;
+        t.model = m.model.take();
     }
 }
 
@@ -886,27 +896,24 @@ fn attach_result<'a>(
     last_result: &mut HashMap<usize, usize>,
 ) {
     let Some(entry) = keep[r].as_ref() else { return };
-    let by_source = entry.hint(SOURCE_TOOL).and_then(|s| kept_by_id.get(&Key::text(s))).copied();
+    // The call id decides; the line's own pointer to its issuer only when no call matches.
     let by_call = call.and_then(|c| issuer.get(&c)).copied();
-    let from = by_call.or(by_source);
-    let Some(from) = from else { return };
+    let from = by_call.or_else(|| entry.hint(SOURCE_TOOL).and_then(|s| kept_by_id.get(&Key::text(s))).copied());
+    // An issuer precedes its results (the attachment waits for it).
+    let Some(from) = from.filter(|&f| f < r) else { return };
     let under = last_result.get(&from).copied().unwrap_or(from);
     let Some(parent_id) = keep[under].as_ref().map(|p| p.id.clone()) else { return };
-    // Name the tool: Claude Code's results only carry the call id.
-    let names: Vec<(Cow<'a, str>, Option<Cow<'a, str>>)> = keep[from]
-        .as_ref()
-        .and_then(|f| f.message.as_ref())
-        .map(|m| m.tool_calls.iter().filter_map(|c| Some((c.id.clone()?, c.name.clone()))).collect())
-        .unwrap_or_default();
-    let Some(e) = keep[r].as_mut() else { return };
+    let (before, rest) = keep.split_at_mut(r);
+    let Some(e) = rest[0].as_mut() else { return };
     e.parent = Some(parent_id);
     links[r].1 = Some(links[under].0.clone());
+    // Name the tool: Claude Code's results only carry the call id.
+    let calls =
+        before[from].as_ref().and_then(|f| f.message.as_ref()).map(|m| m.tool_calls.as_slice()).unwrap_or_default();
     if let Some(m) = e.message.as_mut() {
-        for t in &mut m.tool_results {
-            if t.tool_name.is_none() {
-                let name = names.iter().find(|(id, _)| Some(id.as_ref()) == t.call_id.as_deref());
-                t.tool_name = name.and_then(|(_, n)| n.clone());
-            }
+        for t in m.tool_results.iter_mut().filter(|t| t.tool_name.is_none()) {
+            let call = calls.iter().find(|c| c.id.is_some() && c.id.as_deref() == t.call_id.as_deref());
+            t.tool_name = call.and_then(|c| c.name.clone());
         }
     }
     last_result.insert(from, r);

@@ -914,12 +914,13 @@ fn last_assistant(out: &[Entry<'_>], mut at: Option<usize>, from: usize) -> Opti
 }
 
 /// Tool outputs name no tool: take the name from the call with the same id.
-fn name_results(out: &mut [Entry<'_>]) {
-    let mut names: crate::format::FastMap<String, Cow<'_, str>> = Default::default();
+fn name_results<'a>(out: &mut [Entry<'a>]) {
+    let mut names: crate::format::FastMap<Cow<'a, str>, Cow<'a, str>> = Default::default();
     for e in out.iter() {
         for c in e.message.iter().flat_map(|m| &m.tool_calls) {
             if let (Some(id), Some(n)) = (&c.id, &c.name) {
-                names.insert(id.to_string(), Cow::Owned(n.to_string()));
+                // Borrowed from the file: no copies.
+                names.insert(id.clone(), n.clone());
             }
         }
     }

@@ -135,11 +135,22 @@ pub fn line_id(line: u32) -> Id<'static> {
 
 /// Rebuild the packed keys and the tool uses from the entries, after a fold changed them.
 pub fn reindex(d: &mut Decoded<'_>) {
-    d.keys = d.entries.iter().map(|e| (Key::of(&e.id), e.parent.as_ref().map(Key::of))).collect();
-    d.tools.clear();
-    for (ix, e) in d.entries.iter().enumerate() {
-        push_tool_uses(&mut d.tools, ix as u32, e);
-    }
+    // On every worker: the entries were just rewritten by one thread, and each is a few
+    // pointers to follow.
+    d.keys = d.entries.par_iter().map(|e| (Key::of(&e.id), e.parent.as_ref().map(Key::of))).collect();
+    const RUN: usize = 4096;
+    d.tools = d
+        .entries
+        .par_chunks(RUN)
+        .enumerate()
+        .flat_map_iter(|(k, run)| {
+            let mut tools = Vec::new();
+            for (i, e) in run.iter().enumerate() {
+                push_tool_uses(&mut tools, (k * RUN + i) as u32, e);
+            }
+            tools
+        })
+        .collect();
 }
 
 /// The tool calls and results an entry makes, packed for the pairing check.
