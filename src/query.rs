@@ -429,6 +429,88 @@ pub fn parse_line(bytes: &[u8]) -> Option<Val> {
     }
 }
 
+/// The fields of a filter that is nothing but a path of object fields (`.id`,
+/// `.message.usage`): such a filter sees nothing of its input beyond that path, so its
+/// inputs need only the path parsed ([`parse_fields`]). `None` for any other filter.
+pub fn field_path(code: &str) -> Option<Vec<String>> {
+    let path = code.trim_matches([' ', '\t', '\n', '\r']).strip_prefix('.')?;
+    let ident = |f: &&str| {
+        let mut chars = f.chars();
+        chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    let fields: Vec<&str> = path.split('.').collect();
+    fields.iter().all(ident).then(|| fields.into_iter().map(str::to_string).collect())
+}
+
+/// [`parse_line`] for a filter that reads only `fields` ([`field_path`]): where the line is
+/// an object, the input is that object cut down to the path (the last of a repeated key, as
+/// the parser keeps), each value on it parsed whole once it is not an object; the filter
+/// gives the same outputs and errors as over the whole line. Any line this cannot cut
+/// (not an object at the top, text the skimmer declines) is parsed whole.
+pub fn parse_fields(bytes: &[u8], fields: &[String]) -> Option<Val> {
+    if crate::format::nested_past(bytes, MAX_DEPTH).is_some() {
+        return None;
+    }
+    let fixed = crate::format::repair_lone_surrogates(bytes);
+    let bytes = fixed.as_deref().unwrap_or(bytes);
+    cut(bytes, fields).or_else(|| jaq_json::read::parse_single(bytes).ok())
+}
+
+/// The value in `bytes` cut down to the path `fields`; `None` where the skimmer declines.
+fn cut(bytes: &[u8], fields: &[String]) -> Option<Val> {
+    let object = bytes.iter().find(|b| !b" \t\r\n".contains(b)) == Some(&b'{');
+    let Some((field, rest)) = fields.split_first().filter(|_| object) else {
+        return jaq_json::read::parse_single(bytes).ok();
+    };
+    let text = simdutf8::basic::from_utf8(bytes).ok()?;
+    let found = crate::format::skim::from_str_seed(text, Member(field)).ok()?;
+    let mut map = jaq_json::Map::default();
+    if let Some(raw) = found {
+        map.insert(Val::from(field.clone()), cut(raw.get().as_bytes(), rest)?);
+    }
+    Some(Val::obj(map))
+}
+
+/// The raw text of one member of an object (the last, if the key is repeated).
+struct Member<'f>(&'f str);
+
+impl<'de, 'f> serde::de::DeserializeSeed<'de> for Member<'f> {
+    type Value = Option<&'de serde_json::value::RawValue>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de, 'f> serde::de::Visitor<'de> for Member<'f> {
+    type Value = Option<&'de serde_json::value::RawValue>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> std::result::Result<Self::Value, A::Error> {
+        let mut found = None;
+        while let Some(key) = map.next_key::<crate::format::de::Str<'de>>()? {
+            if key.0 == self.0 {
+                found = Some(map.next_value()?);
+            } else {
+                map.next_value::<serde::de::IgnoredAny>()?;
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// An input for a filter: cut down to `fields` when that is all it reads.
+pub fn parse_input(bytes: &[u8], fields: Option<&[String]>) -> Option<Val> {
+    match fields {
+        Some(f) => parse_fields(bytes, f),
+        None => parse_line(bytes),
+    }
+}
+
 /// Parse a `--argjson` value.
 pub fn parse_json_arg(text: &str) -> std::result::Result<Val, String> {
     if let Some(col) = crate::format::nested_past(text.as_bytes(), MAX_DEPTH) {
@@ -605,6 +687,81 @@ mod tests {
             "[.[] | (input)]",
         ] {
             assert!(!per_input(code), "{code}");
+        }
+    }
+
+    #[test]
+    fn field_paths_are_told_from_other_filters() {
+        let ok: [(&str, &[&str]); 4] = [
+            (".id", &["id"]),
+            (".message.usage", &["message", "usage"]),
+            (" .a_b.C9\n", &["a_b", "C9"]),
+            ("._.__loc__", &["_", "__loc__"]),
+        ];
+        for (code, fields) in ok {
+            assert_eq!(
+                field_path(code).as_deref(),
+                Some(fields.iter().map(|f| f.to_string()).collect::<Vec<_>>()).as_deref(),
+                "{code}"
+            );
+        }
+        for code in [
+            ".", "..", ".a.", ".a..b", ".a[]", ".a?", ".[\"a\"]", ". a", ".a | .b", ".1a", ".é", "$x", ".a #c", "a",
+            ".a.b[0]", "",
+        ] {
+            assert_eq!(field_path(code), None, "{code}");
+        }
+    }
+
+    /// Outputs and errors of `code` over one input, each as text.
+    fn over(code: &str, input: Val) -> Vec<String> {
+        let p = compile(code, Vec::new()).expect("compiles");
+        let record = Record { value: input, origin: Origin { file: Rc::from("t.jsonl"), line: 2 } };
+        let mut seen = Vec::new();
+        let errs = RefCell::new(Vec::new());
+        p.run(
+            std::iter::once(record),
+            RunOptions::default(),
+            |v| {
+                seen.push(v.to_string());
+                Ok(())
+            },
+            |m, _| errs.borrow_mut().push(format!("error: {m}")),
+        )
+        .unwrap();
+        seen.extend(errs.into_inner());
+        seen
+    }
+
+    #[test]
+    fn a_cut_input_gives_what_the_whole_line_gives() {
+        // The whole line parsed by jaq is the reference: the cut must change nothing a
+        // path filter can see, errors included.
+        let lines = [
+            r#"{"a":{"b":{"c":1,"d":[2]},"e":"x"},"f":null}"#,
+            r#"{"a":1,"a":{"b":2}}"#,
+            r#"{"a":{"b":1},"a":{"c":2}}"#,
+            r#"{"\u0061":{"b\u0020":3,"b":"\ud83d\ude00 é"}}"#,
+            r#"{"a":"text"}"#,
+            r#"{"a":[1,{"b":2}]}"#,
+            r#"{"a":{"b":"lone \ud800 surrogate"}}"#,
+            r#"  { "a" : { "b" : 1.50 , "c" : 1e2 } , "z" : 123456789012345678901234567890 }  "#,
+            r#"{"a":{"b":-0.0,"c":{"d":{}}}}"#,
+            r#"{}"#,
+            r#"[1,2]"#,
+            r#""a string""#,
+            r#"null"#,
+            r#"42"#,
+            r#"{"a":null}"#,
+            r#"{"a":{"b":true,"b":false}}"#,
+        ];
+        for line in lines {
+            for code in [".a", ".a.b", ".a.b.c", ".a.c", ".z", ".missing", ".missing.deeper", ".f.x"] {
+                let fields = field_path(code).unwrap();
+                let whole = parse_line(line.as_bytes()).expect("parses whole");
+                let cut = parse_fields(line.as_bytes(), &fields).expect("parses cut");
+                assert_eq!(over(code, cut), over(code, whole), "{code} over {line}");
+            }
         }
     }
 

@@ -147,6 +147,34 @@ fn chunked_whole_records_raw_strings_and_selections_match_one_thread() {
 }
 
 #[test]
+fn a_path_filter_reads_the_path_alone_and_answers_as_over_whole_records() {
+    // `.a.b` parses only that path of each record; `.a.b | .` is no bare path, so it parses
+    // every record whole: same stdout, stderr and exit status, on one thread and on four.
+    let f = fixture();
+    for file in [path(&f.big), path(&f.damaged)] {
+        for filter in [".message.usage", ".message.role", ".message.content", ".message.usage.input.nope", ".id.nope"] {
+            for flags in [&["-c"][..], &["-r"], &["-e", "-c"]] {
+                let cut: Vec<&str> = ["query"].iter().chain(flags).copied().chain([filter, file]).collect();
+                let piped = format!("{filter} | .");
+                let whole: Vec<&str> = ["query"].iter().chain(flags).copied().chain([piped.as_str(), file]).collect();
+                let (a, b) = (same_both_ways(&cut), same_both_ways(&whole));
+                assert_eq!((a.code, &a.stderr), (b.code, &b.stderr), "{cut:?}");
+                assert!(
+                    a.stdout == b.stdout,
+                    "stdout differs: {cut:?} ({} vs {} bytes)",
+                    a.stdout.len(),
+                    b.stdout.len()
+                );
+            }
+        }
+    }
+    // And the nested path as jq reads it from each record.
+    let r = same_both_ways(&["query", "-c", ".message.role", path(&f.big)]);
+    let want: String = records().map(|(_, v)| format!("{}\n", v["message"]["role"])).collect();
+    assert_eq!(text(&r), want);
+}
+
+#[test]
 fn chunked_runtime_errors_keep_their_place_and_exit_5() {
     let f = fixture();
     let filter = r#"if $__line % 97 == 0 then error("planted at \($__line)") else $__line end"#;

@@ -53,7 +53,8 @@ pub fn run(ctx: &Ctx, a: &QueryArgs, out: &mut dyn Write) -> Result<Outcome> {
     let single = default_input || files.len() == 1;
     let tally = RefCell::new(Tally::default());
     let selection = Selection { path: a.path.clone(), leaves: a.leaves, kind: a.kind.clone() };
-    let records = Records { ctx, files: files.into(), default_input, selection, current: None, tally: &tally };
+    let records =
+        Records { ctx, files: files.into(), default_input, selection, fields: None, current: None, tally: &tally };
 
     let terminal = io::stdout().is_terminal();
     let layout = Layout {
@@ -76,9 +77,12 @@ pub fn run(ctx: &Ctx, a: &QueryArgs, out: &mut dyn Write) -> Result<Outcome> {
     let threads = rayon::current_num_threads();
     let per_input = !a.slurp && !a.null_input && query::per_input(&code);
     let mut records = records;
+    // A filter that reads one path of each input by itself needs only that path parsed.
+    records.fields = if per_input { query::field_path(&code) } else { None };
     let out = RefCell::new(out);
     let summary = if per_input && threads > 1 {
-        let shared = Shared { ctx, a, code: &code, style: &style, threads };
+        let fields = records.fields.clone();
+        let shared = Shared { ctx, a, code: &code, style: &style, threads, fields: fields.as_deref() };
         run_by_file(&program, &mut records, &shared, &out)?
     } else {
         program
@@ -222,6 +226,8 @@ struct Shared<'s> {
     code: &'s str,
     style: &'s Style,
     threads: usize,
+    /// The path the filter reads ([`query::field_path`]).
+    fields: Option<&'s [String]>,
 }
 
 /// What a chunk of inputs hands back, in order.
@@ -294,7 +300,7 @@ fn run_chunks(open: &Open, shared: &Shared<'_>, out: &RefCell<&mut dyn Write>) -
                 return;
             }
         };
-        run_chunk(program, &picks[chunks[i].clone()], bytes, name, shared.style, sink);
+        run_chunk(program, &picks[chunks[i].clone()], bytes, name, shared, sink);
     };
 
     let mut total = query::RunSummary::default();
@@ -339,14 +345,15 @@ fn run_chunk(
     picks: &[Pick],
     bytes: &[u8],
     name: &str,
-    style: &Style,
+    shared: &Shared<'_>,
     sink: &crate::ordered::Sink<'_, Piece>,
 ) {
+    let style = shared.style;
     let file: Rc<str> = Rc::from(name);
     // The reader stopped (a closed pipe, a halt before this chunk): read no more inputs.
     let stopped = std::cell::Cell::new(false);
     let records = picks.iter().take_while(|_| !stopped.get()).filter_map(|p| {
-        let value = query::parse_line(&bytes[p.span.clone()])?;
+        let value = query::parse_input(&bytes[p.span.clone()], shared.fields)?;
         Some(Record { value, origin: Origin { file: file.clone(), line: p.line } })
     });
     let buf = RefCell::new(Vec::new());
@@ -418,6 +425,8 @@ struct Records<'c, 't> {
     /// No FILE was named: find the default input when the first record is needed.
     default_input: bool,
     selection: Selection,
+    /// The path the filter reads, when that is all it reads ([`query::field_path`]).
+    fields: Option<Vec<String>>,
     current: Option<Open>,
     tally: &'t RefCell<Tally>,
 }
@@ -426,6 +435,7 @@ struct Open {
     name: Rc<str>,
     source: Source,
     picks: std::vec::IntoIter<Pick>,
+    fields: Option<Vec<String>>,
 }
 
 impl Records<'_, '_> {
@@ -450,7 +460,7 @@ impl Records<'_, '_> {
             picks
         };
         let name = Rc::from(source.name.as_str());
-        Ok(Open { name, source, picks: picks.into_iter() })
+        Ok(Open { name, source, picks: picks.into_iter(), fields: self.fields.clone() })
     }
 }
 
@@ -460,7 +470,7 @@ impl Open {
         for p in self.picks.by_ref() {
             // Lines the loader could not read were reported already; jq would stop at
             // them, we skip them and exit 2 at the end.
-            if let Some(value) = query::parse_line(&self.source.bytes()[p.span]) {
+            if let Some(value) = query::parse_input(&self.source.bytes()[p.span], self.fields.as_deref()) {
                 return Some(Record { value, origin: Origin { file: self.name.clone(), line: p.line } });
             }
         }
