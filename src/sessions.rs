@@ -122,15 +122,7 @@ pub fn read_info(path: &Path, display: &str) -> Result<SessionInfo, String> {
     let id = header.and_then(|h| h.id.as_deref()).map(str::to_string);
     let header_title =
         header.and_then(|h| h.title.as_ref()).map(|t| t.prefix(TITLE_CHARS).0).filter(|t| !t.trim().is_empty());
-    let first_user = d.entries.iter().find(|e| e.message.as_ref().is_some_and(|m| m.role == Role::User));
-    let prompt = first_user
-        .and_then(|e| {
-            let lines =
-                e.spans().map(|sp| serde_json::from_slice(&src.bytes()[sp]).ok()).collect::<Option<Vec<_>>>()?;
-            let c = (crate::format::decoder(d.format).content)(e, &lines);
-            c.first_text().map(|t| t.chars().take(TITLE_CHARS).collect::<String>())
-        })
-        .filter(|t| !t.trim().is_empty());
+    let prompt = first_prompt(&d, src.bytes());
     let (title, title_source) = match (header_title, prompt, &id) {
         (Some(t), _, _) => (t, TitleSource::Title),
         (None, Some(p), _) => (p, TitleSource::Prompt),
@@ -164,11 +156,19 @@ pub fn read_info(path: &Path, display: &str) -> Result<SessionInfo, String> {
     });
 
     let observed = format::decoder(fmt).observed;
+    let (mut title, mut title_source) = (title, title_source);
     let (entries, exact, usage) = if whole {
         (d.entries.len() as u64, true, Some(stats::file_usage(&d.entries, &d.observations, observed)))
     } else {
         match (size <= WHOLE_MAX).then(|| whole_file(path, fmt)).flatten() {
-            Some((n, u)) => (n, true, Some(u)),
+            Some((n, u, whole_title)) => {
+                // The whole file's title, as every other view shows it, when the head gave
+                // none of the header's own.
+                if let (Some(t), false) = (whole_title, title_source == TitleSource::Title) {
+                    (title, title_source) = (t, TitleSource::Title);
+                }
+                (n, true, Some(u))
+            }
             None => {
                 // Too big to read for a listing, or unreadable as a whole now (it shrank,
                 // or is being rewritten): scale the head's entries-per-byte to the whole
@@ -199,13 +199,28 @@ pub fn read_info(path: &Path, display: &str) -> Result<SessionInfo, String> {
     })
 }
 
-/// Entries and file-scope usage from every line of the file, with the skimming decoder
-/// (`None` when the file cannot be read whole now).
-fn whole_file(path: &Path, fmt: Format) -> Option<(u64, Tokens)> {
+/// The first user message that a person typed (by the format's rule), cut to a title.
+fn first_prompt(d: &Decoded<'_>, bytes: &[u8]) -> Option<String> {
+    let table = format::decoder(d.format);
+    let users = d.entries.iter().filter(|e| e.message.as_ref().is_some_and(|m| m.role == Role::User));
+    users
+        .filter_map(|e| {
+            let lines = e.spans().map(|sp| serde_json::from_slice(&bytes[sp]).ok()).collect::<Option<Vec<_>>>()?;
+            let c = (table.content)(e, &lines);
+            c.first_text().map(|t| t.chars().take(TITLE_CHARS).collect::<String>())
+        })
+        .find(|t| !t.trim().is_empty() && (table.is_prompt)(t))
+}
+
+/// What reading every line of the file gives: its entries, file-scope usage, and the
+/// header's title (a format may find it past the head), with the skimming decoder (`None`
+/// when the file cannot be read whole now).
+fn whole_file(path: &Path, fmt: Format) -> Option<(u64, Tokens, Option<String>)> {
     let src = Source::open(path, crate::source::ReadOptions::default()).ok()?;
     let d = format::decode(&src, Some(fmt), format::Detail::Full).ok()?;
     let usage = stats::file_usage(&d.entries, &d.observations, format::decoder(fmt).observed);
-    Some((d.entries.len() as u64, usage))
+    let title = d.header.as_ref().and_then(|h| h.title.as_ref()).map(|t| t.prefix(TITLE_CHARS).0);
+    Some((d.entries.len() as u64, usage, title.filter(|t| !t.trim().is_empty())))
 }
 
 fn read_at(f: &mut File, at: u64, len: u64) -> Result<Vec<u8>, String> {

@@ -93,3 +93,41 @@ fn human_list() {
     assert!(out.lines().nth(1).unwrap().contains("hello world"), "newest first:\n{out}");
     assert!(out.contains("Fix the failing add test") && out.contains("4 sessions"));
 }
+
+#[test]
+fn a_claude_session_is_titled_by_its_first_typed_prompt_wherever_it_is() {
+    // Claude Code writes slash commands, their expansion (`isMeta`) and interrupt markers as
+    // user lines; none of them is typed. The typed prompt comes after 100 KiB of tool
+    // output, past the head `sessions` reads first: the whole file (under 16 MiB) is read
+    // for its counts, and gives the title every other view gives.
+    let dir = tempfile::tempdir().unwrap();
+    let line = |n: usize, parent: Option<usize>, extra: &str, content: Value| {
+        let parent = parent.map_or(json!(null), |p| json!(format!("00000000-0000-4000-8000-{p:012}")));
+        let mut v = json!({
+            "parentUuid": parent, "isSidechain": false, "type": "user", "sessionId": "s-title",
+            "uuid": format!("00000000-0000-4000-8000-{n:012}"), "timestamp": format!("2026-02-10T21:{:02}:00.000Z", n),
+            "message": {"role": "user", "content": content}
+        });
+        if extra == "meta" {
+            v["isMeta"] = json!(true);
+        }
+        v.to_string()
+    };
+    let big = "y".repeat(100 << 10);
+    let lines = [
+        line(1, None, "", json!("<command-message>plan</command-message>\n<command-name>/plan</command-name>")),
+        line(2, Some(1), "meta", json!("Expand the plan command into steps")),
+        line(3, Some(2), "", json!([{"type": "text", "text": "[Request interrupted by user for tool use]"}])),
+        line(4, Some(3), "", json!([{"type": "tool_result", "tool_use_id": "t1", "content": big}])),
+        line(5, Some(4), "", json!("[Request interrupted by user]")),
+        line(6, Some(5), "", json!("  make the build green")),
+    ];
+    let p = dir.path().join("s.jsonl");
+    std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+    let doc = json(&["sessions", "--json", dir.path().to_str().unwrap()], 0);
+    assert_eq!(doc["sessions"][0]["title"], json!("  make the build green"), "{doc}");
+    let rows = run(&["rows", "--table", "sessions", p.to_str().unwrap()]);
+    assert_eq!(code(&rows), 0, "{}", stderr(&rows));
+    let row: Value = serde_json::from_str(stdout(&rows).lines().next().unwrap()).unwrap();
+    assert_eq!(row["title"], json!("  make the build green"));
+}

@@ -23,6 +23,7 @@ pub const DECODER: Decoder = Decoder {
     content_keys: &["message"],
     observed: false,
     header_expected: true,
+    is_prompt: super::any_prompt,
 };
 
 /// A message's content: its blocks; a `toolResult` message is one tool result block.

@@ -32,6 +32,7 @@ pub const DECODER: Decoder = Decoder {
     content_keys: &["message", "content", "isApiErrorMessage"],
     observed: false,
     header_expected: false,
+    is_prompt,
 };
 
 /// Line types that describe the session rather than the conversation: never tree entries.
@@ -553,12 +554,21 @@ fn agent_of(r: &RawValue) -> Option<Cow<'_, str>> {
     t.agent_id.map(|a| a.0)
 }
 
-/// A user prompt that is a slash command or its output, not something to title a session by.
-fn is_command(text: &str) -> bool {
+/// Whether a user message's text was typed: not a slash command or its output, and not the
+/// marker Claude Code writes when a request is interrupted (`[Request interrupted by user]`,
+/// `... for tool use]`). Only typed text titles a session.
+fn is_prompt(text: &str) -> bool {
     let t = text.trim_start();
-    ["<command-name>", "<command-message>", "<local-command-stdout>", "<local-command-caveat>", "<command-args>"]
-        .iter()
-        .any(|tag| t.starts_with(tag))
+    ![
+        "<command-name>",
+        "<command-message>",
+        "<local-command-stdout>",
+        "<local-command-caveat>",
+        "<command-args>",
+        "[Request interrupted by user",
+    ]
+    .iter()
+    .any(|tag| t.starts_with(tag))
 }
 
 /// The file-level pass (FORMATS-REAL.md section 2.4).
@@ -705,7 +715,7 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8]) {
             }
             if m.role == Role::User && !sidechain && prompt_title.is_none() {
                 if let Some(text) = prompt_text(&e, bytes) {
-                    if !is_command(&text.prefix(40).0) {
+                    if is_prompt(&text.prefix(40).0) {
                         prompt_title = Some(text);
                     }
                 }

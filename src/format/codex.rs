@@ -45,6 +45,7 @@ pub const DECODER: Decoder = Decoder {
     content_keys: &["payload"],
     observed: false,
     header_expected: false,
+    is_prompt: super::any_prompt,
 };
 
 /// The record types of section 3.2 (what detection accepts, with `ordinal` or without).

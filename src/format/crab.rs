@@ -19,6 +19,7 @@ pub const DECODER: Decoder = Decoder {
     content_keys: &["message"],
     observed: true,
     header_expected: false,
+    is_prompt: super::any_prompt,
 };
 
 /// A message's content blocks (`text`, `tool_use`, `tool_result`).

@@ -114,6 +114,15 @@ pub struct Decoder {
     pub observed: bool,
     /// A file is expected to open with a session header (a missing one is reported).
     pub header_expected: bool,
+    /// Whether a user message's text is something a person typed, to title a session by:
+    /// not the echo of a command or a marker the agent wrote ([`any_prompt`] for formats
+    /// that write none).
+    pub is_prompt: fn(&str) -> bool,
+}
+
+/// [`Decoder::is_prompt`] for formats whose user messages are all typed.
+pub fn any_prompt(_: &str) -> bool {
+    true
 }
 
 /// The table of a format.

@@ -32,6 +32,7 @@ pub const DECODER: Decoder = Decoder {
     content_keys: &["message", "summary", "content"],
     observed: false,
     header_expected: true,
+    is_prompt: super::any_prompt,
 };
 
 fn explain<'a>(b: &'a [u8]) -> Option<String> {
