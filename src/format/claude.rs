@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use super::blocks;
 use super::de::{cow, num, present, Content, MaybeContent, Num, Str, Ts};
-use super::{push_lean, unknown, Decoded, Decoder, Effort, Fail, LineResult, Record};
+use super::{push_lean, unknown, Decoded, Decoder, Detail, Effort, Fail, LineResult, Record};
 use crate::content::{self, Block};
 use crate::finding::{Code, Finding};
 use crate::model::{Compaction, Entry, Header, Id, Key, Kind, Message, Role, Text, ToolSide, Usage};
@@ -572,7 +572,7 @@ fn is_prompt(text: &str) -> bool {
 }
 
 /// The file-level pass (FORMATS-REAL.md section 2.4).
-fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8]) {
+fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8], detail: Detail) {
     for e in &mut d.entries {
         if let Some(a) = e.hint(AGENT).map(|a| a.to_string()) {
             e.extra_mut().subagent = Some(a);
@@ -728,7 +728,7 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8]) {
         links[slot].1 = parent.key;
         // Results are attached once their issuer is known (it always precedes them).
         for (r, call) in pending_results.drain(..) {
-            attach_result(&mut keep, &mut links, r, call, &issuer, &kept_by_id, &mut last_result);
+            attach_result(&mut keep, &mut links, (r, call), &issuer, &kept_by_id, &mut last_result, detail);
         }
     }
     // Re-hang every kept entry under its nearest kept ancestor.
@@ -899,11 +899,11 @@ fn merge_response<'a>(target: &mut Entry<'a>, e: Entry<'a>) {
 fn attach_result<'a>(
     keep: &mut [Option<Entry<'a>>],
     links: &mut [(Key<'a>, Option<Key<'a>>)],
-    r: usize,
-    call: Option<Key<'a>>,
+    (r, call): (usize, Option<Key<'a>>),
     issuer: &HashMap<Key<'a>, usize>,
     kept_by_id: &HashMap<Key<'a>, usize>,
     last_result: &mut HashMap<usize, usize>,
+    detail: Detail,
 ) {
     let Some(entry) = keep[r].as_ref() else { return };
     // The call id decides; the line's own pointer to its issuer only when no call matches.
@@ -917,6 +917,11 @@ fn attach_result<'a>(
     let Some(e) = rest[0].as_mut() else { return };
     e.parent = Some(parent_id);
     links[r].1 = Some(links[under].0.clone());
+    last_result.insert(from, r);
+    if detail == Detail::Index {
+        // The messages are let go after the pass: no view shows the names.
+        return;
+    }
     // Name the tool: Claude Code's results only carry the call id.
     let calls =
         before[from].as_ref().and_then(|f| f.message.as_ref()).map(|m| m.tool_calls.as_slice()).unwrap_or_default();
@@ -926,7 +931,6 @@ fn attach_result<'a>(
             t.tool_name = call.and_then(|c| c.name.clone());
         }
     }
-    last_result.insert(from, r);
 }
 
 /// Where an entry hangs: its parent's id and packed key (both `None` for a root).

@@ -26,12 +26,13 @@
 
 use std::borrow::Cow;
 
+use rayon::prelude::*;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::de::{num, Num, Str, Ts};
-use super::{push_lean, unknown, Decoded, Decoder, Effort, LineResult, Record};
+use super::{push_lean, unknown, Decoded, Decoder, Detail, Effort, LineResult, Record};
 use crate::content::{self, Block, Image};
 use crate::finding::{Code, Finding};
 use crate::model::{Blocks, Compaction, Entry, Header, Id, Kind, Message, Role, Text, ToolCall, ToolResult, Usage};
@@ -675,14 +676,14 @@ struct Walk {
 }
 
 /// The file-level pass, then the keys and tool uses rebuilt from what it changed.
-fn fold(d: &mut Decoded<'_>, _: &[u8]) {
-    fold_entries(d);
+fn fold(d: &mut Decoded<'_>, _: &[u8], detail: Detail) {
+    fold_entries(d, detail);
     super::reindex(d);
 }
 
 /// The file-level pass: metadata lines to the header, usage and typed prompts; entries
 /// chained, assistant items merged per request; rollbacks turned into branches.
-fn fold_entries(d: &mut Decoded<'_>) {
+fn fold_entries(d: &mut Decoded<'_>, detail: Detail) {
     let entries = std::mem::take(&mut d.entries);
     let mut out: Vec<Entry<'_>> = Vec::with_capacity(entries.len());
     let mut w = Walk::default();
@@ -796,7 +797,9 @@ fn fold_entries(d: &mut Decoded<'_>) {
             ));
         }
     }
-    name_results(&mut out);
+    if detail == Detail::Full {
+        name_results(&mut out);
+    }
     d.header = header;
     d.entries = out;
 }
@@ -925,13 +928,13 @@ fn name_results<'a>(out: &mut [Entry<'a>]) {
             }
         }
     }
-    for e in out.iter_mut() {
+    out.par_iter_mut().for_each(|e| {
         for r in e.message.iter_mut().flat_map(|m| m.tool_results.iter_mut()) {
             if r.tool_name.is_none() {
                 r.tool_name = r.call_id.as_ref().and_then(|id| names.get(id.as_ref())).cloned();
             }
         }
-    }
+    });
 }
 
 /// Whether a line has the Codex envelope: `timestamp`, `type` (a section 3.2 type) and

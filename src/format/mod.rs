@@ -101,8 +101,10 @@ pub struct Decoder {
     /// entries without ids, progress lines between turns). It may merge, drop and re-parent
     /// entries, and leaves `keys` and `tools` matching what it kept ([`reindex`] rebuilds
     /// them; a pass can carry them over instead). It gets the file's bytes, to re-read the
-    /// few lines it needs more of.
-    pub fold: Option<for<'a> fn(&mut Decoded<'a>, &'a [u8])>,
+    /// few lines it needs more of, and the detail the load keeps: with [`Detail::Index`] the
+    /// messages are let go after it, so what only a message shows (a result's tool name)
+    /// need not be worked out.
+    pub fold: Option<for<'a> fn(&mut Decoded<'a>, &'a [u8], Detail)>,
     /// An entry's message content, from the parsed JSON of each of its lines.
     pub content: fn(&Entry<'_>, &[serde_json::Value]) -> Content,
     /// The top-level members of a line that `content` reads; the rest of the line is skipped
@@ -266,7 +268,7 @@ pub fn decode(source: &Source, forced: Option<Format>, detail: Detail) -> Result
 /// Run the format's file-level pass, if it has one, then let go of what `detail` does not keep.
 fn fold<'a>(mut d: Decoded<'a>, bytes: &'a [u8], dec: &Decoder, detail: Detail) -> Decoded<'a> {
     let Some(f) = dec.fold else { return d };
-    f(&mut d, bytes);
+    f(&mut d, bytes, detail);
     if detail == Detail::Index {
         // Hundreds of thousands of frees: on every worker.
         d.entries.par_iter_mut().for_each(|e| e.message = None);

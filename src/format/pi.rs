@@ -18,7 +18,7 @@ use serde_json::Value;
 use super::arcturn::{message_with, RawMessage};
 use super::blocks::{self, str_of};
 use super::de::{cow, num, present, text_of, IdDe, Num, Str, Ts};
-use super::{push_lean, unknown, Decoded, Decoder, Effort, LineResult, Record};
+use super::{push_lean, unknown, Decoded, Decoder, Detail, Effort, LineResult, Record};
 use crate::content::{self, Block};
 use crate::finding::{Code, Finding};
 use crate::model::{Compaction, Entry, Header, Id, Kind, Message, Role, State, Text};
@@ -259,7 +259,7 @@ fn synthetic_message(role_name: &'static str, excluded: bool) -> Message<'static
 }
 
 /// The file-level pass, then the keys and tool uses rebuilt from what it changed.
-fn fold(d: &mut Decoded<'_>, _: &[u8]) {
+fn fold(d: &mut Decoded<'_>, _: &[u8], _: Detail) {
     fold_entries(d);
     super::reindex(d);
 }
