@@ -293,6 +293,9 @@ pub struct Entry<'a> {
     pub compaction: Option<Box<Compaction<'a>>>,
     pub state: Option<Box<State<'a>>>,
     pub label: Option<Text<'a>>,
+    /// The id was made up by the reader (`L<line>`), because the format has none. (In the
+    /// entry itself, not in `extra`: formats without ids make one up for every entry.)
+    pub synthetic_id: bool,
     /// What only some formats have (`None` for nearly every entry, so entries stay small).
     pub extra: Option<Box<Extra<'a>>>,
 }
@@ -303,8 +306,6 @@ pub struct Extra<'a> {
     /// Further lines of this entry, in file order (a model response written one content
     /// block per line is one entry).
     pub more_spans: Vec<Range<usize>>,
-    /// The id was made up by the reader (`L<line>`), because the format has none.
-    pub synthetic_id: bool,
     /// The label another entry puts on this one (pi `label` entries: the last one wins).
     pub label: Option<String>,
     /// The sub-agent session this entry's tool result names (Claude Code `Task` results:
@@ -696,6 +697,9 @@ mod tests {
         assert_ne!(key(canonical), key("55d37ca7-989b-4ca7-8cf2-989b5cf255d4"));
         assert_eq!(key(canonical).hash64(), key(canonical).hash64());
         assert_eq!(std::mem::size_of::<Key>(), 24);
+        // The made-up-id flag sits in the entry's padding: an entry of a format without ids
+        // needs no box of rarer parts for it.
+        assert_eq!(std::mem::size_of::<Entry>(), 168);
     }
 
     #[test]

@@ -343,7 +343,7 @@ impl<'s, 'a> Rows<'s, 'a> {
             head: self.head,
             entry_id: IdText(&e.id),
             parent_id: e.parent.as_ref().map(IdText),
-            synthetic_id: e.extra.as_ref().is_some_and(|x| x.synthetic_id),
+            synthetic_id: e.synthetic_id,
             line: e.line,
             timestamp: Stamp(entry_time(e)),
             timestamp_ms: entry_time(e),

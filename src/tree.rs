@@ -381,6 +381,7 @@ mod tests {
             compaction: None,
             state: None,
             label: None,
+            synthetic_id: false,
             extra: None,
         }
     }

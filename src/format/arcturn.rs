@@ -240,6 +240,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         compaction: compaction.map(Box::new),
         state: state.map(Box::new),
         label: text_of(raw.label),
+        synthetic_id: false,
         extra: None,
     };
     Ok((Record::Entry(entry), notes))

@@ -322,7 +322,8 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
             compaction: None,
             state: None,
             label: None,
-            extra: Some(Box::new(crate::model::Extra { synthetic_id: !has_links, hints, ..Default::default() })),
+            synthetic_id: !has_links,
+            extra: Some(Box::new(crate::model::Extra { hints, ..Default::default() })),
         };
         return Ok((Record::Entry(entry), notes));
     }
@@ -456,6 +457,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         compaction,
         state: None,
         label: None,
+        synthetic_id: false,
         extra: (!hints.is_empty()).then(|| Box::new(crate::model::Extra { hints, ..Default::default() })),
     };
     Ok((Record::Entry(entry), notes))
@@ -630,7 +632,7 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8], detail: Detail) {
         let line_uses = &uses[first_use..next_use];
         let call_keys = || line_uses.iter().filter(|u| u.side == ToolSide::Call).filter_map(|u| u.key.clone());
         let mut parent = Link { id: e.parent.take(), key: parent_key };
-        if !leaves.is_empty() && !e.extra.as_ref().is_some_and(|x| x.synthetic_id) && leaves.contains(&id_key) {
+        if !leaves.is_empty() && !e.synthetic_id && leaves.contains(&id_key) {
             present_leaves.insert(id_key.clone());
         }
         created = created.or(e.timestamp);

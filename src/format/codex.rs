@@ -262,6 +262,7 @@ fn entry<'a>(line: &Line, ts: Option<i64>, kind: Kind, kind_name: Cow<'a, str>, 
         compaction: None,
         state: None,
         label: None,
+        synthetic_id: false,
         extra: None,
     }
 }
@@ -282,7 +283,7 @@ fn item<'a>(
     let n = line.number;
     let kind_name = sub.clone().unwrap_or(Cow::Borrowed(""));
     let mut e = entry(line, ts, Kind::Message, kind_name, synthetic_id(n));
-    e.extra_mut().synthetic_id = true;
+    e.synthetic_id = true;
     let mut blocks = Blocks::default();
     let mut tool_calls = Vec::new();
     let mut tool_results = Vec::new();
@@ -485,7 +486,7 @@ fn output_exit_code(raw: &RawValue) -> Option<i64> {
 /// sent after it is the summary text: `message`, then each replacement item as text.
 fn compacted<'a>(p: RawPayload<'a>, line: &Line, ts: Option<i64>) -> Entry<'a> {
     let mut e = entry(line, ts, Kind::Compaction, Cow::Borrowed("compacted"), synthetic_id(line.number));
-    e.extra_mut().synthetic_id = true;
+    e.synthetic_id = true;
     let message = p.message.and_then(|m| serde_json::from_str::<Value>(m.get()).ok());
     let mut parts: Vec<String> = Vec::new();
     if let Some(m) = message.as_ref().and_then(Value::as_str).filter(|m| !m.trim().is_empty()) {
@@ -862,9 +863,8 @@ fn settle<'a>(out: &mut Vec<Entry<'a>>, w: &mut Walk, mut counter: Entry<'a>, la
             counter.kind = Kind::Message;
             counter.kind_name = Cow::Borrowed("token_count");
             counter.parent = w.attach.map(|a| out[a].id.clone());
-            let extra = counter.extra_mut();
-            extra.hints.clear();
-            extra.synthetic_id = true;
+            counter.extra_mut().hints.clear();
+            counter.synthetic_id = true;
             counter.message = Some(Box::new(Message {
                 role: Role::Assistant,
                 role_name: Cow::Borrowed("assistant"),

@@ -184,6 +184,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         compaction: None,
         state: None,
         label: None,
+        synthetic_id: false,
         extra: None,
     };
     Ok((Record::Entry(entry), notes))

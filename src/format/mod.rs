@@ -290,7 +290,7 @@ pub(crate) fn push_lean<T>(v: &mut Vec<T>, x: T) {
 /// placed (`lines` before it). Rename each such entry, its packed key, and the findings that
 /// name it (few: found by line, the entries being in line order).
 fn place_made_up_ids(p: &mut Part<'_>, lines: u32) {
-    let made_up = |e: &Entry<'_>| e.extra.as_ref().is_some_and(|x| x.synthetic_id);
+    let made_up = |e: &Entry<'_>| e.synthetic_id;
     for f in p.findings.iter_mut().filter(|f| f.id.is_some()) {
         let Some(line) = f.line else { continue };
         let Ok(i) = p.entries.binary_search_by_key(&line, |e| e.line) else { continue };

@@ -222,11 +222,12 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         compaction: compaction.map(Box::new),
         state: state.map(Box::new),
         label: text_of(raw.label),
+        synthetic_id: false,
         extra: None,
     };
     if v1 {
+        entry.synthetic_id = true;
         let x = entry.extra_mut();
-        x.synthetic_id = true;
         push_lean(&mut x.hints, ("v1", Cow::Borrowed("")));
         if let Some(k) = num(raw.first_kept_entry_index) {
             push_lean(&mut x.hints, ("first_kept_index", Cow::Owned(k.to_string())));

@@ -173,7 +173,7 @@ impl<'s, 'a> TreeView<'s, 'a> {
                         kind: &e.kind_name,
                         role: e.role_name(),
                         children: Children { s, of: i },
-                        synthetic_id: e.extra.as_ref().is_some_and(|x| x.synthetic_id),
+                        synthetic_id: e.synthetic_id,
                         label: e.extra.as_ref().and_then(|x| x.label.as_deref()),
                     }
                 })
