@@ -120,15 +120,6 @@ pub fn read_info(path: &Path, display: &str) -> Result<SessionInfo, String> {
 
     let header = d.header.as_ref();
     let id = header.and_then(|h| h.id.as_deref()).map(str::to_string);
-    let header_title =
-        header.and_then(|h| h.title.as_ref()).map(|t| t.prefix(TITLE_CHARS).0).filter(|t| !t.trim().is_empty());
-    let prompt = first_prompt(&d, src.bytes());
-    let (title, title_source) = match (header_title, prompt, &id) {
-        (Some(t), _, _) => (t, TitleSource::Title),
-        (None, Some(p), _) => (p, TitleSource::Prompt),
-        (None, None, Some(i)) => (i.clone(), TitleSource::Id),
-        _ => (path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(), TitleSource::File),
-    };
     let created = header.and_then(|h| h.created).or_else(|| crate::discover::crab_stamp(path)).or_else(|| first_ts(&d));
 
     // Last activity: the newest time among the last lines.
@@ -156,27 +147,31 @@ pub fn read_info(path: &Path, display: &str) -> Result<SessionInfo, String> {
     });
 
     let observed = format::decoder(fmt).observed;
-    let (mut title, mut title_source) = (title, title_source);
-    let (entries, exact, usage) = if whole {
-        (d.entries.len() as u64, true, Some(stats::file_usage(&d.entries, &d.observations, observed)))
+    // The header's title from the whole file when it is read whole (a format may find it past
+    // the head), as every other view shows it; else from the head.
+    let (entries, exact, usage, whole_title) = if whole {
+        (d.entries.len() as u64, true, Some(stats::file_usage(&d.entries, &d.observations, observed)), None)
     } else {
         match (size <= WHOLE_MAX).then(|| whole_file(path, fmt)).flatten() {
-            Some((n, u, whole_title)) => {
-                // The whole file's title, as every other view shows it, when the head gave
-                // none of the header's own.
-                if let (Some(t), false) = (whole_title, title_source == TitleSource::Title) {
-                    (title, title_source) = (t, TitleSource::Title);
-                }
-                (n, true, Some(u))
-            }
+            Some((n, u, title)) => (n, true, Some(u), title),
             None => {
                 // Too big to read for a listing, or unreadable as a whole now (it shrank,
                 // or is being rewritten): scale the head's entries-per-byte to the whole
                 // file, and leave usage unknown (`stats` reads it all).
                 let per_byte = d.entries.len() as f64 / head_len.max(1) as f64;
-                ((per_byte * size as f64).round() as u64, false, None)
+                ((per_byte * size as f64).round() as u64, false, None, None)
             }
         }
+    };
+    // The first prompt is read (its lines parsed again) only when there is no title.
+    let (title, title_source) = if let Some(t) = whole_title.or_else(|| header_title(&d)) {
+        (t, TitleSource::Title)
+    } else if let Some(p) = first_prompt(&d, src.bytes()) {
+        (p, TitleSource::Prompt)
+    } else if let Some(i) = &id {
+        (i.clone(), TitleSource::Id)
+    } else {
+        (path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(), TitleSource::File)
     };
     Ok(SessionInfo {
         file: display.to_string(),
@@ -219,8 +214,13 @@ fn whole_file(path: &Path, fmt: Format) -> Option<(u64, Tokens, Option<String>)>
     let src = Source::open(path, crate::source::ReadOptions::default()).ok()?;
     let d = format::decode(&src, Some(fmt), format::Detail::Full).ok()?;
     let usage = stats::file_usage(&d.entries, &d.observations, format::decoder(fmt).observed);
-    let title = d.header.as_ref().and_then(|h| h.title.as_ref()).map(|t| t.prefix(TITLE_CHARS).0);
-    Some((d.entries.len() as u64, usage, title.filter(|t| !t.trim().is_empty())))
+    Some((d.entries.len() as u64, usage, header_title(&d)))
+}
+
+/// The header's title, cut to [`TITLE_CHARS`]; `None` when it is blank.
+fn header_title(d: &Decoded<'_>) -> Option<String> {
+    let t = d.header.as_ref()?.title.as_ref()?.prefix(TITLE_CHARS).0;
+    (!t.trim().is_empty()).then_some(t)
 }
 
 fn read_at(f: &mut File, at: u64, len: u64) -> Result<Vec<u8>, String> {

@@ -53,8 +53,20 @@ pub fn run(ctx: &Ctx, a: &QueryArgs, out: &mut dyn Write) -> Result<Outcome> {
     let single = default_input || files.len() == 1;
     let tally = RefCell::new(Tally::default());
     let selection = Selection { path: a.path.clone(), leaves: a.leaves, kind: a.kind.clone() };
-    let records =
-        Records { ctx, files: files.into(), default_input, selection, fields: None, current: None, tally: &tally };
+    // Each input on its own (no -s, -n, `input`, `halt`, ...): big files are shared out to
+    // threads. `RAYON_NUM_THREADS=1` keeps everything on this one.
+    let per_input = !a.slurp && !a.null_input && query::per_input(&code);
+    // A filter that reads one path of each input by itself needs only that path parsed.
+    let fields = if per_input { query::field_path(&code) } else { None };
+    let mut records = Records {
+        ctx,
+        files: files.into(),
+        default_input,
+        selection,
+        fields: fields.clone(),
+        current: None,
+        tally: &tally,
+    };
 
     let terminal = io::stdout().is_terminal();
     let layout = Layout {
@@ -72,16 +84,9 @@ pub fn run(ctx: &Ctx, a: &QueryArgs, out: &mut dyn Write) -> Result<Outcome> {
     let style = Style { layout, raw: a.raw_output || a.join_output, join: a.join_output, terminal };
     let opts = RunOptions { null_input: a.null_input, slurp: a.slurp };
 
-    // Each input on its own (no -s, -n, `input`, `halt`, ...): big files are shared out to
-    // threads. `RAYON_NUM_THREADS=1` keeps everything on this one.
     let threads = rayon::current_num_threads();
-    let per_input = !a.slurp && !a.null_input && query::per_input(&code);
-    let mut records = records;
-    // A filter that reads one path of each input by itself needs only that path parsed.
-    records.fields = if per_input { query::field_path(&code) } else { None };
     let out = RefCell::new(out);
     let summary = if per_input && threads > 1 {
-        let fields = records.fields.clone();
         let shared = Shared { ctx, a, code: &code, style: &style, threads, fields: fields.as_deref() };
         run_by_file(&program, &mut records, &shared, &out)?
     } else {

@@ -290,16 +290,15 @@ pub(crate) fn push_lean<T>(v: &mut Vec<T>, x: T) {
 /// placed (`lines` before it). Rename each such entry, its packed key, and the findings that
 /// name it (few: found by line, the entries being in line order).
 fn place_made_up_ids(p: &mut Part<'_>, lines: u32) {
-    let made_up = |e: &Entry<'_>| e.synthetic_id;
     for f in p.findings.iter_mut().filter(|f| f.id.is_some()) {
         let Some(line) = f.line else { continue };
         let Ok(i) = p.entries.binary_search_by_key(&line, |e| e.line) else { continue };
         let e = &p.entries[i];
-        if made_up(e) && f.id.as_ref().is_some_and(|id| id.text() == e.id.text()) {
+        if e.synthetic_id && f.id.as_ref().is_some_and(|id| id.text() == e.id.text()) {
             f.id = Some(line_id(line + lines));
         }
     }
-    for (e, k) in p.entries.iter_mut().zip(&mut p.keys).filter(|(e, _)| made_up(e)) {
+    for (e, k) in p.entries.iter_mut().zip(&mut p.keys).filter(|(e, _)| e.synthetic_id) {
         e.id = line_id(e.line + lines);
         k.0 = Key::of(&e.id);
     }
