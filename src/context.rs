@@ -21,6 +21,8 @@
 //! tool result text (or the stub that replaces it), a flat 4800 per image, a provider
 //! compaction block's summary, a server-tool block as JSON, and the synthetic summary text.
 
+use std::borrow::Cow;
+
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
@@ -96,6 +98,9 @@ pub struct Sent {
     /// Path position (arcturn) or line (crab) used to decide what a compaction folds.
     #[serde(skip)]
     order: usize,
+    /// An assistant message (the rules that withhold thinking look only at those).
+    #[serde(skip)]
+    assistant: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -198,6 +203,9 @@ fn materialize_with(s: &Session<'_>, leaf: Ix, skip: Skip) -> Result<Context> {
     Ok(w.finish(s, leaf))
 }
 
+/// The walk down a path. A message goes into the list without its id and role written out
+/// (most are folded away by a later compaction on a long branch): [`Walk::finish`] writes
+/// them for the messages that are sent.
 #[derive(Default)]
 struct Walk {
     list: Vec<Sent>,
@@ -206,7 +214,11 @@ struct Walk {
     model: Option<Value>,
     ledger: Vec<String>,
     shed: bool,
-    call_names: HashMap<String, String>,
+    /// Whether results can be elided on this path, so that their stubs may need call names.
+    names: bool,
+    /// Where the tool calls of the messages pushed so far are, in order, to name the tool
+    /// of an elided result that does not say it: read only when such a stub is written.
+    calls: Vec<Calls>,
     compactions: Vec<Applied>,
 }
 
@@ -221,23 +233,20 @@ impl Walk {
             Decoded::Blocks(b) => b?,
             Decoded::Folded | Decoded::NotSent => Vec::new(),
         };
-        for b in &blocks {
-            if let Block::ToolCall { id: Some(id), name, .. } = b {
-                self.call_names.insert(id.clone(), name.clone());
-            }
-        }
-        if blocks.is_empty() {
-            for c in &m.tool_calls {
-                if let (Some(id), Some(name)) = (&c.id, &c.name) {
-                    self.call_names.insert(id.to_string(), name.to_string());
-                }
-            }
+        if self.names {
+            let named = blocks.iter().filter_map(|b| match b {
+                Block::ToolCall { id: Some(id), name, .. } => Some((id.clone(), name.clone())),
+                _ => None,
+            });
+            self.calls.push(if blocks.is_empty() { Calls::Indexed(ix) } else { Calls::Decoded(named.collect()) });
         }
         self.list.push(Sent {
-            entry_id: Some(e.id.to_owned_id()),
+            // Written by `finish`, for the messages that are sent (the texts are in the
+            // file's pages, which a long walk would otherwise read for every message).
+            entry_id: None,
             obs_line: None,
             line: e.line,
-            role: m.role_name.to_string(),
+            role: String::new(),
             synthetic: false,
             elided: false,
             thinking_withheld: false,
@@ -245,8 +254,9 @@ impl Walk {
             tokens: 0,
             blocks,
             ix: Some(ix),
-            refusal: m.stop_reason.as_deref() == Some("refusal"),
+            refusal: false,
             order,
+            assistant: m.role == crate::model::Role::Assistant,
         });
         Ok(())
     }
@@ -268,7 +278,15 @@ impl Walk {
     }
 
     fn finish(mut self, s: &Session<'_>, leaf: Ix) -> Context {
+        for m in &mut self.list {
+            // A summary has its id (or none, crab's) and role already.
+            let Some(msg) = m.ix.and_then(|i| s.entry(i).message.as_ref()) else { continue };
+            m.entry_id = m.ix.map(|i| s.entry(i).id.to_owned_id());
+            m.role = msg.role_name.to_string();
+            m.refusal = msg.stop_reason.as_deref() == Some("refusal");
+        }
         let ledger: HashSet<&str> = self.ledger.iter().map(String::as_str).collect();
+        let mut names = None;
         for m in &mut self.list {
             let mut elided = false;
             for b in &mut m.blocks {
@@ -277,8 +295,13 @@ impl Walk {
                 if !ledger.contains(id) {
                     continue;
                 }
-                let tool =
-                    r.tool_name.clone().or_else(|| self.call_names.get(id).cloned()).unwrap_or_else(|| "tool".into());
+                let tool = match &r.tool_name {
+                    Some(t) => t.clone(),
+                    None => names
+                        .get_or_insert_with(|| call_names(&self.calls, s))
+                        .get(id)
+                        .map_or_else(|| "tool".into(), |n| n.to_string()),
+                };
                 let n = content::js_len(&r.text());
                 let stub = if self.shed {
                     format!("[shed: the \"{tool}\" result ({n} characters) was removed to save context; re-run the tool to see it again]")
@@ -353,7 +376,7 @@ impl Walk {
 
 /// Mark an assistant message's thinking as not replayed (only when it has some).
 fn withhold(m: &mut Sent) {
-    if m.role == "assistant" && m.blocks.iter().any(|b| matches!(b, Block::Thinking { .. })) {
+    if m.assistant && m.blocks.iter().any(|b| matches!(b, Block::Thinking { .. })) {
         m.thinking_withheld = true;
     }
 }
@@ -386,11 +409,40 @@ fn summary_message(id: Option<OwnedId>, obs_line: Option<u32>, line: u32, text: 
         ix: None,
         refusal: false,
         order,
+        assistant: false,
     }
 }
 
 fn raw_value(r: &serde_json::value::RawValue) -> Value {
     serde_json::from_str(r.get()).unwrap_or(Value::Null)
+}
+
+/// The tool calls of a message the walk pushed: named from its decoded blocks, or from the
+/// index when it was not decoded.
+enum Calls {
+    Decoded(Vec<(String, String)>),
+    Indexed(Ix),
+}
+
+/// Tool call id -> tool name over the messages pushed, the last one winning.
+fn call_names<'s>(calls: &[Calls], s: &'s Session<'_>) -> HashMap<Cow<'s, str>, Cow<'s, str>> {
+    let mut names = HashMap::default();
+    for c in calls {
+        match c {
+            Calls::Decoded(named) => {
+                names.extend(named.iter().map(|(id, name)| (Cow::Owned(id.clone()), Cow::Owned(name.clone()))))
+            }
+            Calls::Indexed(ix) => {
+                let calls = s.entry(*ix).message.as_ref().map(|m| &m.tool_calls[..]).unwrap_or_default();
+                for c in calls {
+                    if let (Some(id), Some(name)) = (&c.id, &c.name) {
+                        names.insert(Cow::Borrowed(id.as_ref()), Cow::Borrowed(name.as_ref()));
+                    }
+                }
+            }
+        }
+    }
+    names
 }
 
 /// A path entry's content, as the walk gets it.
@@ -416,17 +468,19 @@ fn decode_path(s: &Session<'_>, path: &[Ix], from: usize) -> Vec<Decoded> {
         .collect()
 }
 
+/// Where `j` is on the root-first `path`, if it is on it: its depth, where the path is at
+/// that depth.
+fn position(s: &Session<'_>, path: &[Ix], j: Ix) -> Option<usize> {
+    let d = s.tree.depth(j) as usize;
+    (path.get(d) == Some(&j)).then_some(d)
+}
+
 /// The first position the compaction at position `p` keeps (`None`: it keeps nothing):
 /// `up_to` names the last folded entry, `first_kept` the first kept one; a target that is
 /// not on the path before the compaction keeps nothing.
-fn keep_from(
-    s: &Session<'_>,
-    c: &crate::model::Compaction<'_>,
-    position: &HashMap<Ix, usize>,
-    p: usize,
-) -> Option<usize> {
+fn keep_from(s: &Session<'_>, c: &crate::model::Compaction<'_>, path: &[Ix], p: usize) -> Option<usize> {
     let at = |t: &Option<crate::model::Id<'_>>| {
-        t.as_ref().and_then(|t| s.tree.get(t)).and_then(|j| position.get(&j).copied()).filter(|&u| u < p)
+        t.as_ref().and_then(|t| s.tree.get(t)).and_then(|j| position(s, path, j)).filter(|&u| u < p)
     };
     match (&c.up_to, &c.first_kept) {
         (Some(_), _) => at(&c.up_to).map(|u| u + 1),
@@ -438,13 +492,13 @@ fn keep_from(
 /// The first position whose message can still be sent at the end of `path`: the last
 /// compaction folds every message before its kept tail into its summary, and a fold never
 /// brings one back. 0 when no compaction is on the path.
-fn first_sent(s: &Session<'_>, path: &[Ix], position: &HashMap<Ix, usize>) -> usize {
+fn first_sent(s: &Session<'_>, path: &[Ix]) -> usize {
     let last = path.iter().enumerate().rev().find_map(|(p, &ix)| {
         let e = s.entry(ix);
         (e.kind == Kind::Compaction).then_some((p, e.compaction.as_ref()))
     });
     match last {
-        Some((p, Some(c))) => keep_from(s, c, position, p).unwrap_or(p),
+        Some((p, Some(c))) => keep_from(s, c, path, p).unwrap_or(p),
         Some((p, None)) => p,
         None => 0,
     }
@@ -452,8 +506,10 @@ fn first_sent(s: &Session<'_>, path: &[Ix], position: &HashMap<Ix, usize>) -> us
 
 fn arcturn(s: &Session<'_>, leaf: Ix, w: &mut Walk, skip: Skip) -> Result<()> {
     let path = s.tree.path(leaf);
-    let position: HashMap<Ix, usize> = path.iter().enumerate().map(|(p, &i)| (i, p)).collect();
-    let from = if skip == Skip::Folded { first_sent(s, &path, &position) } else { 0 };
+    let from = if skip == Skip::Folded { first_sent(s, &path) } else { 0 };
+    // The ledger of elided results (the only reader of call names) is filled by context
+    // edits: without one on the path, no name is kept.
+    w.names = path.iter().any(|&i| s.entry(i).state.as_ref().is_some_and(|st| st.context_edit.is_some()));
     let mut decoded = decode_path(s, &path, from).into_iter();
     for (p, &ix) in path.iter().enumerate() {
         let e = s.entry(ix);
@@ -462,7 +518,7 @@ fn arcturn(s: &Session<'_>, leaf: Ix, w: &mut Walk, skip: Skip) -> Result<()> {
             Kind::Message => w.push_message(s, ix, p, blocks)?,
             Kind::Compaction => {
                 let c = e.compaction.clone().unwrap_or_default();
-                let keep_from = keep_from(s, &c, &position, p);
+                let keep_from = keep_from(s, &c, &path, p);
                 let text = c.summary.as_ref().map(|t| t.decode()).unwrap_or_default();
                 w.compactions.push(Applied {
                     entry_id: Some(e.id.to_owned_id()),
@@ -518,6 +574,7 @@ fn arcturn(s: &Session<'_>, leaf: Ix, w: &mut Walk, skip: Skip) -> Result<()> {
 
 fn crab(s: &Session<'_>, leaf: Ix, w: &mut Walk) -> Result<()> {
     w.shed = true;
+    w.names = true;
     let path = s.tree.path(leaf);
     let on_path: HashSet<Ix> = path.iter().copied().collect();
     // Events up to the next message record after the leaf belong to the leaf's context.
@@ -594,8 +651,7 @@ mod skip_tests {
                     }
                     if !s.observed {
                         let path = s.tree.path(leaf);
-                        let position = path.iter().enumerate().map(|(p, &i)| (i, p)).collect();
-                        folded += usize::from(first_sent(&s, &path, &position) > 0);
+                        folded += usize::from(first_sent(&s, &path) > 0);
                     }
                 }
             }

@@ -14,10 +14,11 @@ use serde::Serialize;
 use crate::content::Block;
 use serde_json::Value;
 
+use crate::format::FastMap;
 use crate::model::{Format, Outcome, Role, Usage};
 use crate::price::{self, Cost, CostSource, Prices};
 use crate::session::Session;
-use crate::time::{period_key, Period};
+use crate::time::{Period, PeriodKeys};
 
 /// Messages by role.
 #[derive(Serialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -139,31 +140,46 @@ pub fn round_cost(v: f64) -> f64 {
 
 impl Tokens {
     /// Count one model call; `call` is absent when the call recorded no usage.
+    /// The same sums as merging a one-call `Tokens`, added in place (this runs for every
+    /// call, in every row the call belongs to).
     pub fn call(&mut self, call: Option<&Call<'_>>) {
         self.calls = self.calls.saturating_add(1);
-        if let Some(c) = call {
-            let u = c.usage;
-            let (parts, over) = u.parts_total();
-            let mut other = Tokens {
-                input: u.input,
-                output: u.output,
-                cache_read: u.cache_read,
-                cache_write: u.cache_write,
-                total: parts,
-                usage_overflow: over,
-                ..Tokens::default()
-            };
-            match (c.cost.source, c.cost.amount) {
-                (CostSource::Recorded, a) => other.recorded_cost = a,
-                (CostSource::Unknown, _) | (_, None) => {
-                    other.unpriced_calls = 1;
-                    other.unpriced_models = vec![c.model.unwrap_or("(no model)").to_string()];
-                }
-                (_, a) => other.estimated_cost = a,
-            }
-            other.settle();
-            self.merge(&other);
+        let Some(c) = call else { return };
+        let u = c.usage;
+        let (parts, mut over) = u.parts_total();
+        over |= self.usage_overflow;
+        for (a, b) in [
+            (&mut self.input, u.input),
+            (&mut self.output, u.output),
+            (&mut self.cache_read, u.cache_read),
+            (&mut self.cache_write, u.cache_write),
+            (&mut self.total, parts),
+        ] {
+            let (sum, o) = crate::model::sum_saturating(&[*a, b]);
+            *a = sum;
+            over |= o;
         }
+        match (c.cost.source, c.cost.amount) {
+            (CostSource::Recorded, a) => {
+                let (sum, o) = crate::model::add_cost(self.recorded_cost, a);
+                self.recorded_cost = sum;
+                over |= o;
+            }
+            (CostSource::Unknown, _) | (_, None) => {
+                self.unpriced_calls = self.unpriced_calls.saturating_add(1);
+                let model = c.model.unwrap_or("(no model)");
+                if let Err(at) = self.unpriced_models.binary_search_by(|m| m.as_str().cmp(model)) {
+                    self.unpriced_models.insert(at, model.to_string());
+                }
+            }
+            (_, a) => {
+                let (sum, o) = crate::model::add_cost(self.estimated_cost, a);
+                self.estimated_cost = sum;
+                over |= o;
+            }
+        }
+        self.usage_overflow = over;
+        self.settle();
     }
 
     /// Derive `cost`, `cost_source` and `cost_lower_bound` from the parts.
@@ -510,9 +526,16 @@ impl Options<'_> {
 struct Acc<'o> {
     opts: &'o Options<'o>,
     models: Vec<ModelRow>,
+    /// The row the last call counted in (calls come in runs of one model).
+    last_model: usize,
     days: BTreeMap<Option<String>, DayRow>,
     periods: BTreeMap<Option<String>, Tokens>,
+    /// The day and period keys of the last call's date.
+    day_keys: PeriodKeys,
+    period_keys: PeriodKeys,
     tools: Vec<ToolRow>,
+    /// Tool name -> its row in `tools`.
+    tool_rows: FastMap<String, usize>,
     first: Option<i64>,
     last: Option<i64>,
     undated: u64,
@@ -523,9 +546,13 @@ impl<'o> Acc<'o> {
         Acc {
             opts,
             models: Vec::new(),
+            last_model: 0,
             days: BTreeMap::new(),
             periods: BTreeMap::new(),
+            day_keys: PeriodKeys::new(Period::Day),
+            period_keys: PeriodKeys::new(opts.period),
             tools: Vec::new(),
+            tool_rows: FastMap::default(),
             first: None,
             last: None,
             undated: 0,
@@ -572,40 +599,54 @@ impl<'o> Acc<'o> {
     }
 
     fn model(&mut self, provider: Option<&str>, model: Option<&str>, usage: Option<&Call<'_>>) {
-        let pos = self.models.iter().position(|m| m.provider.as_deref() == provider && m.model.as_deref() == model);
-        let row = match pos {
-            Some(p) => &mut self.models[p],
-            None => {
-                self.models.push(ModelRow {
-                    provider: provider.map(str::to_string),
-                    model: model.map(str::to_string),
-                    calls: 0,
-                    usage: Tokens::default(),
-                });
-                self.models.last_mut().expect("just pushed")
-            }
+        let is = |m: &ModelRow| m.provider.as_deref() == provider && m.model.as_deref() == model;
+        let pos = match self.models.get(self.last_model) {
+            Some(m) if is(m) => Some(self.last_model),
+            _ => self.models.iter().position(is),
         };
+        let pos = pos.unwrap_or_else(|| {
+            self.models.push(ModelRow {
+                provider: provider.map(str::to_string),
+                model: model.map(str::to_string),
+                calls: 0,
+                usage: Tokens::default(),
+            });
+            self.models.len() - 1
+        });
+        self.last_model = pos;
+        let row = &mut self.models[pos];
         row.calls += 1;
         row.usage.call(usage);
     }
 
     fn day(&mut self, ms: Option<i64>, usage: Option<&Call<'_>>) {
-        let key = ms.map(|t| period_key(t, &self.opts.tz, Period::Day));
-        let row = self.days.entry(key.clone()).or_insert(DayRow { day: key, calls: 0, usage: Tokens::default() });
+        let tz = &self.opts.tz;
+        let key = self.day_keys.key(ms, tz);
+        let row = match self.days.get_mut(key) {
+            Some(row) => row,
+            None => {
+                self.days.entry(key.clone()).or_insert(DayRow { day: key.clone(), calls: 0, usage: Tokens::default() })
+            }
+        };
         row.calls += 1;
         row.usage.call(usage);
-        let key = ms.map(|t| period_key(t, &self.opts.tz, self.opts.period));
-        self.periods.entry(key).or_default().call(usage);
+        let key = self.period_keys.key(ms, tz);
+        match self.periods.get_mut(key) {
+            Some(t) => t.call(usage),
+            None => self.periods.entry(key.clone()).or_default().call(usage),
+        }
     }
 
     fn tool(&mut self, name: &str) -> &mut ToolRow {
-        match self.tools.iter().position(|t| t.tool == name) {
-            Some(p) => &mut self.tools[p],
+        let at = match self.tool_rows.get(name) {
+            Some(&at) => at,
             None => {
                 self.tools.push(ToolRow { tool: name.to_string(), ..ToolRow::default() });
-                self.tools.last_mut().expect("just pushed")
+                self.tool_rows.insert(name.to_string(), self.tools.len() - 1);
+                self.tools.len() - 1
             }
-        }
+        };
+        &mut self.tools[at]
     }
 
     fn seen(&mut self, ms: Option<i64>) {
@@ -625,6 +666,8 @@ impl SessionStats {
         let mut compactions = Compactions::default();
         let mut context_edits = ContextEdits::default();
         let mut offloaded = 0;
+        // The tool names of one call, deduplicated (reused from call to call).
+        let mut tools: Vec<&str> = Vec::new();
         for e in &s.entries {
             acc.seen(e.timestamp);
             if let Some(m) = &e.message {
@@ -633,8 +676,8 @@ impl SessionStats {
                 if !s.observed {
                     let ms = e.timestamp.or(m.timestamp);
                     if m.role == Role::Assistant && acc.admits(ms) {
-                        let mut tools: Vec<&str> =
-                            m.tool_calls.iter().map(|c| c.name.as_deref().unwrap_or("?")).collect();
+                        tools.clear();
+                        tools.extend(m.tool_calls.iter().map(|c| c.name.as_deref().unwrap_or("?")));
                         tools.sort_unstable();
                         tools.dedup();
                         acc.call(&mut usage, ms, m.provider.as_deref(), m.model.as_deref(), m.usage.as_ref(), &tools);

@@ -229,8 +229,23 @@ pub fn parse_when(s: &str, tz: &jiff::tz::TimeZone, end: End, now_ms: i64) -> Re
 /// The calendar period of an instant in `tz`: `2026-11-30` (day), `2026-W48` (ISO week),
 /// `2026-11` (month).
 pub fn period_key(ms: i64, tz: &jiff::tz::TimeZone, unit: Period) -> String {
-    let Ok(ts) = jiff::Timestamp::from_millisecond(ms) else { return "(out of range)".into() };
-    let d = ts.to_zoned(tz.clone()).date();
+    match local_date(ms, tz) {
+        Some(d) => date_key(d, unit),
+        None => OUT_OF_RANGE.into(),
+    }
+}
+
+/// The key of a time that has no calendar date.
+const OUT_OF_RANGE: &str = "(out of range)";
+
+/// The calendar date of `ms` in `tz` (`None` out of range).
+pub fn local_date(ms: i64, tz: &jiff::tz::TimeZone) -> Option<jiff::civil::Date> {
+    let ts = jiff::Timestamp::from_millisecond(ms).ok()?;
+    Some(tz.to_datetime(ts).date())
+}
+
+/// [`period_key`] of a time on date `d`.
+pub fn date_key(d: jiff::civil::Date, unit: Period) -> String {
     match unit {
         Period::Day => format!("{:04}-{:02}-{:02}", d.year(), d.month(), d.day()),
         Period::Week => {
@@ -238,6 +253,44 @@ pub fn period_key(ms: i64, tz: &jiff::tz::TimeZone, unit: Period) -> String {
             format!("{:04}-W{:02}", w.year(), w.week())
         }
         Period::Month => format!("{:04}-{:02}", d.year(), d.month()),
+    }
+}
+
+/// [`period_key`] for times that come in runs of the same date (a session's calls), as
+/// `stats` keys its rows (`None` for no time): the key is made again only when the date
+/// changes.
+pub struct PeriodKeys {
+    unit: Period,
+    at: Option<At>,
+    key: Option<String>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum At {
+    Undated,
+    OutOfRange,
+    On(jiff::civil::Date),
+}
+
+impl PeriodKeys {
+    pub fn new(unit: Period) -> PeriodKeys {
+        PeriodKeys { unit, at: None, key: None }
+    }
+
+    pub fn key(&mut self, ms: Option<i64>, tz: &jiff::tz::TimeZone) -> &Option<String> {
+        let at = match ms {
+            None => At::Undated,
+            Some(t) => local_date(t, tz).map_or(At::OutOfRange, At::On),
+        };
+        if self.at != Some(at) {
+            self.key = match at {
+                At::Undated => None,
+                At::OutOfRange => Some(OUT_OF_RANGE.to_string()),
+                At::On(d) => Some(date_key(d, self.unit)),
+            };
+            self.at = Some(at);
+        }
+        &self.key
     }
 }
 
@@ -299,6 +352,35 @@ mod tests {
         assert_eq!(period_key(late, &berlin, Period::Day), "2026-11-30");
         assert_eq!(period_key(late, &berlin, Period::Week), "2026-W49");
         assert_eq!(period_key(late, &utc, Period::Month), "2026-11");
+    }
+
+    /// The keys `stats` caches by date are the keys of each time, across the days clocks
+    /// change and a day a zone skipped (Apia, 2011-12-30), in any order, with undated and
+    /// out-of-range times between. The reference is jiff's own formatting of the zoned time.
+    #[test]
+    fn cached_period_keys_are_each_times_key() {
+        let zones = ["UTC", "Europe/Berlin", "America/Santiago", "Pacific/Apia", "Australia/Lord_Howe"];
+        let start = parse_iso8601("2011-12-28T00:00:00Z").unwrap();
+        let mut times: Vec<Option<i64>> = (0..2_000).map(|k| Some(start + k * 1_800_000)).collect();
+        for (at, ms) in [(100, None), (700, Some(i64::MAX)), (900, Some(start - 86_400_000)), (901, None)] {
+            times.insert(at, ms);
+        }
+        let later = parse_iso8601("2026-03-27T00:00:00Z").unwrap();
+        times.extend((0..400).map(|k| Some(later + k * 900_000)));
+        for name in zones {
+            let tz = zone(Some(name)).unwrap();
+            for (unit, fmt) in [(Period::Day, "%Y-%m-%d"), (Period::Week, "%G-W%V"), (Period::Month, "%Y-%m")] {
+                let mut keys = PeriodKeys::new(unit);
+                for &ms in &times {
+                    let want = ms.map(|t| match jiff::Timestamp::from_millisecond(t) {
+                        Ok(ts) => ts.to_zoned(tz.clone()).strftime(fmt).to_string(),
+                        Err(_) => "(out of range)".to_string(),
+                    });
+                    assert_eq!(keys.key(ms, &tz), &want, "{name} {unit:?} {ms:?}");
+                    assert_eq!(ms.map(|t| period_key(t, &tz, unit)), want);
+                }
+            }
+        }
     }
 
     #[test]
