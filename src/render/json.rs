@@ -4,6 +4,7 @@
 
 use std::io::{self, Write};
 
+use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
 
@@ -19,6 +20,63 @@ pub fn write<W: Write + ?Sized, T: Serialize + ?Sized>(w: &mut W, value: &T, pre
         value.serialize(&mut ser).map_err(io_error)?;
     }
     w.write_all(b"\n")
+}
+
+/// Write `doc`, which serializes as a JSON object, with one more member at its end: `key`,
+/// an array of `items` serialized on every worker, a chunk each, and written in order. The
+/// bytes are those [`write`] gives (compact) for the document with that array as its last
+/// member. Such an array is most of a long document (`tree --json`: a node per entry), and
+/// serializing it is most of the time after the load; the chunks are rendered a batch at a
+/// time, so memory holds a batch, not the document.
+pub fn write_with_array<W, D, T>(w: &mut W, doc: &D, key: &str, items: &[T]) -> io::Result<()>
+where
+    W: Write + ?Sized,
+    D: Serialize + ?Sized,
+    T: Serialize + Sync,
+{
+    const CHUNK: usize = 2048;
+    let mut head = Vec::new();
+    compact(&mut head, doc)?;
+    if head.pop() != Some(b'}') {
+        return Err(io::Error::other("a document with an array member must be an object"));
+    }
+    if head != b"{" {
+        head.push(b',');
+    }
+    compact(&mut head, key)?;
+    head.extend_from_slice(b":[");
+    w.write_all(&head)?;
+    let batch = CHUNK * 4 * rayon::current_num_threads().max(1);
+    let mut first = true;
+    for group in items.chunks(batch) {
+        let parts: Vec<io::Result<Vec<u8>>> = group
+            .par_chunks(CHUNK)
+            .map(|chunk| {
+                let mut buf = Vec::with_capacity(chunk.len() * 128);
+                for (i, item) in chunk.iter().enumerate() {
+                    if i > 0 {
+                        buf.push(b',');
+                    }
+                    compact(&mut buf, item)?;
+                }
+                Ok(buf)
+            })
+            .collect();
+        for part in parts {
+            if !first {
+                w.write_all(b",")?;
+            }
+            first = false;
+            w.write_all(&part?)?;
+        }
+    }
+    w.write_all(b"]}\n")
+}
+
+/// `value` as compact JSON, with [`write`]'s escaping, appended to `buf`.
+fn compact<T: Serialize + ?Sized>(buf: &mut Vec<u8>, value: &T) -> io::Result<()> {
+    let mut ser = serde_json::Serializer::with_formatter(buf, Safe(CompactFormatter));
+    value.serialize(&mut ser).map_err(io_error)
 }
 
 /// A serializer error as an I/O error of the same kind: a closed pipe met while writing a

@@ -13,14 +13,17 @@ use crate::sanitize;
 use crate::session::Session;
 use crate::tree::{Ix, RootReason};
 
-/// The whole tree. Serializes to the `tree --json` document; the fields for people are
-/// filled only when asked for ([`TreeView::of`] with `rows`), since previews re-read lines.
+/// The whole tree: [`TreeView::write_json`] writes the `tree --json` document (what this
+/// serializes to, with `nodes` after it); the fields for people are filled only when asked
+/// for ([`TreeView::of`] with `rows`), since previews re-read lines.
 #[derive(Serialize)]
 pub struct TreeView<'s, 'a> {
     #[serde(flatten)]
     pub head: DocHead<'s>,
     pub latest: Option<&'s Id<'a>>,
     pub roots: Vec<&'s Id<'a>>,
+    /// Written after the rest, on every worker.
+    #[serde(skip)]
     pub nodes: Vec<Node<'s, 'a>>,
     /// Where the session was forked from (sanitized).
     #[serde(skip)]
@@ -193,6 +196,11 @@ impl<'s, 'a> TreeView<'s, 'a> {
             }
         }
         view
+    }
+
+    /// The `tree --json` document, its nodes serialized in parallel.
+    pub fn write_json<W: std::io::Write + ?Sized>(&self, w: &mut W) -> std::io::Result<()> {
+        crate::render::json::write_with_array(w, self, "nodes", &self.nodes)
     }
 
     /// The human form, a line at a time (a tree can have millions of rows).
