@@ -420,6 +420,21 @@ pub struct Context {
     pub line: Option<u32>,
 }
 
+impl Context {
+    /// Nothing known: no leaf, no recorded size, no estimate.
+    fn none() -> Context {
+        Context {
+            scope: "context",
+            source: ContextSource::None,
+            tokens: None,
+            estimated_tokens: None,
+            recorded_tokens: None,
+            at: Value::Null,
+            line: None,
+        }
+    }
+}
+
 /// A session's sub-agents, read from their own files (Claude Code `subagents/`): separate
 /// model calls of the same session, counted once, here, and never as sessions of their own.
 #[derive(Serialize, Clone, Debug, PartialEq)]
@@ -660,6 +675,14 @@ impl<'o> Acc<'o> {
 impl SessionStats {
     /// Reduce a loaded session to its statistics.
     pub fn of(s: &Session<'_>, opts: &Options<'_>) -> SessionStats {
+        // The context estimate walks the latest branch on its own: beside the counting.
+        let (mut st, context) = rayon::join(|| SessionStats::counted(s, opts), || context(s));
+        st.context = context;
+        st
+    }
+
+    /// Every statistic but the context estimate (left unknown).
+    fn counted(s: &Session<'_>, opts: &Options<'_>) -> SessionStats {
         let mut acc = Acc::new(opts);
         let mut messages = Messages::default();
         let mut usage = Tokens::default();
@@ -756,7 +779,7 @@ impl SessionStats {
             messages,
             usage,
             branch,
-            context: context(s),
+            context: Context::none(),
             by_model: acc.models,
             by_day: acc.days.into_values().collect(),
             periods: acc.periods,
@@ -845,15 +868,7 @@ fn branch(s: &Session<'_>, file_usage: &Tokens, leaves: u64, opts: &Options<'_>)
 /// The context at the tip: the recorded size of the last model call beside the `context`
 /// command's estimate at the same leaf (one estimator for both views: [`crate::context`]).
 pub fn context(s: &Session<'_>) -> Context {
-    let none = Context {
-        scope: "context",
-        source: ContextSource::None,
-        tokens: None,
-        estimated_tokens: None,
-        recorded_tokens: None,
-        at: Value::Null,
-        line: None,
-    };
+    let none = Context::none();
     // No entries: nothing is sent, as `context` says (0, not unknown).
     let Some(tip) = s.tree.latest() else { return Context { estimated_tokens: Some(0), ..none } };
     // A message whose content cannot be decoded leaves the estimate unknown, never 0.

@@ -194,4 +194,27 @@ mod tests {
         let back: serde_json::Value = serde_json::from_str(&s).unwrap();
         assert_eq!(back["t"], "a\u{9b}b\u{202e}c\u{1b}é\u{E0041}");
     }
+
+    /// The array written in parallel chunks gives the bytes of the whole document written
+    /// at once: at every count around the chunk and batch sizes, after an empty object and
+    /// a full one, with text to escape in the items and the key.
+    #[test]
+    fn an_array_written_in_chunks_is_the_document_written_whole() {
+        use serde_json::{json, Value};
+        let batch = 2048 * 4 * rayon::current_num_threads().max(1);
+        for n in [0, 1, 2, 2047, 2048, 2049, 4097, batch - 1, batch, batch + 1, 2 * batch + 3] {
+            let items: Vec<Value> = (0..n).map(|i| json!({"id": format!("e{i}\u{202e}"), "n": i})).collect();
+            for head in [json!({}), json!({"schema_version": 1, "file": "a\u{9b}.jsonl", "roots": ["x"]})] {
+                let mut whole = head.clone();
+                whole.as_object_mut().unwrap().insert("nodes\u{7f}".into(), Value::Array(items.clone()));
+                let mut want = Vec::new();
+                super::write(&mut want, &whole, false).unwrap();
+                let mut got = Vec::new();
+                super::write_with_array(&mut got, &head, "nodes\u{7f}", &items).unwrap();
+                assert!(got == want, "{n} items after {head}");
+            }
+        }
+        let mut out = Vec::new();
+        assert!(super::write_with_array(&mut out, &json!([1]), "nodes", &[1]).is_err());
+    }
 }

@@ -5,6 +5,7 @@
 
 use std::rc::Rc;
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use super::{entry_texts, latest_marker, no_entries, DocHead, EntryText, Fit, Line, Span, Style, CONNECTOR_COLUMNS};
@@ -166,6 +167,7 @@ impl<'s, 'a> TreeView<'s, 'a> {
             latest: s.tree.latest().map(id),
             roots: s.tree.roots().iter().map(|r| id(r.0)).collect(),
             nodes: (0..s.entries.len() as Ix)
+                .into_par_iter()
                 .map(|i| {
                     let e = s.entry(i);
                     Node {
