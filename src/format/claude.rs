@@ -12,13 +12,14 @@
 use crate::format::{FastMap as HashMap, FastSet};
 use std::borrow::Cow;
 
+use rayon::prelude::*;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::blocks;
 use super::de::{cow, num, present, Content, MaybeContent, Num, Str, Ts};
-use super::{push_lean, unknown, Decoded, Decoder, Detail, Effort, Fail, LineResult, Record};
+use super::{push_lean, unknown, Decoded, Decoder, Detail, Effort, EntryKeys, Fail, LineResult, Record};
 use crate::content::{self, Block};
 use crate::finding::{Code, Finding};
 use crate::model::{Compaction, Entry, Header, Id, Key, Kind, Message, Role, Text, ToolSide, Usage};
@@ -609,7 +610,7 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8], detail: Detail) {
     let mut issuer: HashMap<Key<'a>, usize> = sized(n / 4);
     // Issuer -> the last result attached to it, so that parallel results form a chain.
     let mut last_result: HashMap<usize, usize> = sized(n / 4);
-    let mut kept_by_id: HashMap<Key<'a>, usize> = sized(n);
+    let mut kept_by_id = KeptById::new(n);
     let (mut custom_title, mut ai_title, mut summaries) = (None, None, Vec::new());
     let (session, cwd) = session_and_cwd(&entries, bytes);
     // Entries stay where they are (the vector is reused, not copied): a line's slot is
@@ -660,8 +661,8 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8], detail: Detail) {
                     for c in call_keys() {
                         issuer.insert(c, first);
                     }
-                    kept_by_id.insert(id_key.clone(), first);
                     let target = keep[first].as_mut().expect("a kept entry");
+                    kept_by_id.keep(slot, &id_key, (first, target.kind));
                     merge_response(target, e);
                     let alias = Link { id: Some(target.id.clone()), key: Some(links[first].0.clone()) };
                     redirect.insert(id_key.clone(), alias);
@@ -679,7 +680,7 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8], detail: Detail) {
         }
         // The summary that follows a compact boundary is part of that compaction.
         if e.hint(COMPACT_SUMMARY).is_some() {
-            let boundary = parent.key.as_ref().and_then(|p| kept_by_id.get(p)).copied();
+            let boundary = parent.key.as_ref().and_then(|p| kept_by_id.compaction(p));
             let text = prompt_text(&e, bytes);
             match boundary.filter(|&b| keep[b].as_ref().is_some_and(|b| b.kind == Kind::Compaction)) {
                 Some(b_ix) => {
@@ -724,19 +725,20 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8], detail: Detail) {
             }
         }
         owner.push(if e.message.is_some() { slot as u32 } else { NO_OWNER });
-        kept_by_id.insert(id_key.clone(), slot);
+        kept_by_id.keep(slot, &id_key, (slot, e.kind));
         e.parent = parent.id;
         keep[slot] = Some(e);
         links[slot].1 = parent.key;
         // Results are attached once their issuer is known (it always precedes them).
         for (r, call) in pending_results.drain(..) {
-            attach_result(&mut keep, &mut links, (r, call), &issuer, &kept_by_id, &mut last_result, detail);
+            attach_result(&mut keep, &mut links, (r, call), &issuer, &mut kept_by_id, &mut last_result, detail);
         }
     }
     // Re-hang every kept entry under its nearest kept ancestor.
-    for (e, (_, link)) in keep.iter_mut().zip(links.iter_mut()).filter_map(|(e, l)| Some((e.as_mut()?, l))) {
+    for (slot, e) in keep.iter_mut().enumerate() {
+        let Some(e) = e.as_mut() else { continue };
         let sidechain = e.hint(SIDECHAIN).is_some();
-        let mut p = Link { id: e.parent.take(), key: link.take() };
+        let mut p = Link { id: e.parent.take(), key: links[slot].1.take() };
         // Bounded: a cycle among removed lines must not loop.
         for _ in 0..redirect.len() + 1 {
             let Some(cur) = &p.key else { break };
@@ -746,11 +748,11 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8], detail: Detail) {
             }
         }
         // A sub-agent's first line names a line of its parent's file: it is the sub-agent's root.
-        if sidechain && p.key.as_ref().is_some_and(|k| !kept_by_id.contains_key(k)) {
+        if sidechain && p.key.as_ref().is_some_and(|k| kept_by_id.get(&links, k).is_none()) {
             p = Link::NONE;
         }
         e.parent = p.id;
-        *link = p.key;
+        links[slot].1 = p.key;
         // Claude Code keeps nothing between the boundary and what it summarized: the context
         // after it is the summary, then what follows. Naming the summarized entry (its
         // parent) says exactly that.
@@ -774,9 +776,11 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8], detail: Detail) {
         keep[at - 1].is_some()
     });
     d.keys = links;
-    d.entries = keep.into_iter().flatten().collect();
+    // In place: the entries are most of the memory.
+    keep.retain(Option::is_some);
+    d.entries = keep.into_iter().map(|e| e.expect("a kept entry")).collect();
     d.tools = uses
-        .into_iter()
+        .into_par_iter()
         .filter_map(|mut u| {
             let at = *position.get(owner[u.entry as usize] as usize)?;
             u.entry = at;
@@ -784,12 +788,11 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8], detail: Detail) {
         })
         .collect();
     // Calls before results within an entry; otherwise file order (stable).
-    d.tools.sort_by_key(|u| (u.entry, u.side == ToolSide::Result));
-    for u in &mut d.tools {
-        if u.side == ToolSide::Call {
-            u.ran = d.entries[u.entry as usize].message.as_ref().is_some_and(|m| m.tools_ran());
-        }
-    }
+    d.tools.par_sort_by_key(|u| (u.entry, u.side == ToolSide::Result));
+    let entries = &d.entries;
+    d.tools.par_iter_mut().filter(|u| u.side == ToolSide::Call).for_each(|u| {
+        u.ran = entries[u.entry as usize].message.as_ref().is_some_and(|m| m.tools_ran());
+    });
     let title = custom_title
         .map(Text::Plain)
         .or_else(|| ai_title.map(Text::Plain))
@@ -903,14 +906,14 @@ fn attach_result<'a>(
     links: &mut [(Key<'a>, Option<Key<'a>>)],
     (r, call): (usize, Option<Key<'a>>),
     issuer: &HashMap<Key<'a>, usize>,
-    kept_by_id: &HashMap<Key<'a>, usize>,
+    kept_by_id: &mut KeptById<'a>,
     last_result: &mut HashMap<usize, usize>,
     detail: Detail,
 ) {
     let Some(entry) = keep[r].as_ref() else { return };
     // The call id decides; the line's own pointer to its issuer only when no call matches.
     let by_call = call.and_then(|c| issuer.get(&c)).copied();
-    let from = by_call.or_else(|| entry.hint(SOURCE_TOOL).and_then(|s| kept_by_id.get(&Key::text(s))).copied());
+    let from = by_call.or_else(|| entry.hint(SOURCE_TOOL).and_then(|s| kept_by_id.get(links, &Key::text(s))));
     // An issuer precedes its results (the attachment waits for it).
     let Some(from) = from.filter(|&f| f < r) else { return };
     let under = last_result.get(&from).copied().unwrap_or(from);
@@ -932,6 +935,60 @@ fn attach_result<'a>(
             let call = calls.iter().find(|c| c.id.is_some() && c.id.as_deref() == t.call_id.as_deref());
             t.tool_name = call.and_then(|c| c.name.clone());
         }
+    }
+}
+
+/// Id -> the line that keeps the last line of that id: its own, or the entry it was merged
+/// into. The whole map is built on first use, from what each line recorded: few files ask it
+/// (sub-agent roots, results whose call id matches no call), and a map of every line's id is
+/// a table of tens of MB filled at random. What every compacted file asks, whether an id is
+/// kept by a compaction, has a map of its own: of the ids ever kept by one.
+struct KeptById<'a> {
+    /// Per line: the line that keeps it, or [`KeptById::NONE`].
+    by: Vec<u32>,
+    map: Option<HashMap<Key<'a>, usize>>,
+    /// The ids some line of which was kept by a compaction -> the keeper of the last line of
+    /// that id (which may since be a line of another kind).
+    compactions: HashMap<Key<'a>, usize>,
+}
+
+impl<'a> KeptById<'a> {
+    const NONE: u32 = u32::MAX;
+
+    fn new(lines: usize) -> Self {
+        KeptById { by: vec![Self::NONE; lines], map: None, compactions: HashMap::default() }
+    }
+
+    /// Line `slot`, of id `key`, is kept by line `by`, of kind `kind`.
+    fn keep(&mut self, slot: usize, key: &Key<'a>, (by, kind): (usize, Kind)) {
+        self.by[slot] = by as u32;
+        if let Some(map) = &mut self.map {
+            map.insert(key.clone(), by);
+        }
+        if kind == Kind::Compaction {
+            self.compactions.insert(key.clone(), by);
+        } else if let Some(keeper) = self.compactions.get_mut(key) {
+            *keeper = by;
+        }
+    }
+
+    /// [`KeptById::get`] when the answer is wanted only if it is a compaction: `None` when
+    /// the keeper cannot be one (the caller checks the kind of what it gets).
+    fn compaction(&self, key: &Key<'a>) -> Option<usize> {
+        self.compactions.get(key).copied()
+    }
+
+    /// The line keeping the last line recorded with id `key` (`links` holds each line's id).
+    fn get(&mut self, links: &[EntryKeys<'a>], key: &Key<'a>) -> Option<usize> {
+        let by = &self.by;
+        let map = self.map.get_or_insert_with(|| {
+            let mut map = HashMap::default();
+            for (slot, &b) in by.iter().enumerate().filter(|(_, &b)| b != Self::NONE) {
+                map.insert(links[slot].0.clone(), b as usize);
+            }
+            map
+        });
+        map.get(key).copied()
     }
 }
 
