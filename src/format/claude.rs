@@ -1135,6 +1135,45 @@ mod tests {
         assert!(checked >= 8 && uses >= 50, "{checked} files, {uses} tool uses");
     }
 
+    /// The lazily built keeper map and the compactions' map answer as one map filled at
+    /// every line would: ids repeated by later lines (of other kinds, kept or merged), asked
+    /// before and after the whole map is built, at every step.
+    #[test]
+    fn keepers_are_those_of_a_map_filled_at_every_line() {
+        let ids = ["a", "b", "c", "a", "d", "b", "a", "c", "e", "a"];
+        // (keeper offset back from the line, the keeper's kind); none: the line is removed.
+        let kinds = [Kind::Compaction, Kind::Message, Kind::Compaction, Kind::Message, Kind::Label];
+        let key = |t: &'static str| Key::text(&Cow::Borrowed(t));
+        let links: Vec<EntryKeys<'static>> = ids.iter().map(|i| (key(i), None)).collect();
+        for build_at in 0..=ids.len() {
+            let mut lazy = KeptById::new(ids.len());
+            let mut eager: HashMap<Key<'static>, usize> = HashMap::default();
+            let mut kind_of = vec![Kind::Message; ids.len()];
+            for (slot, id) in ids.iter().enumerate() {
+                let key = key(id);
+                if slot == build_at {
+                    assert_eq!(lazy.get(&links, &key), eager.get(&key).copied());
+                }
+                if slot % 4 != 3 {
+                    let by = slot - (slot % 3).min(slot);
+                    if by == slot {
+                        kind_of[slot] = kinds[slot % kinds.len()];
+                    }
+                    lazy.keep(slot, &key, (by, kind_of[by]));
+                    eager.insert(key.clone(), by);
+                }
+                for probe in ["a", "b", "c", "d", "e", "f"].map(|t| Key::text(&Cow::Borrowed(t))) {
+                    let want = eager.get(&probe).copied().filter(|&b| kind_of[b] == Kind::Compaction);
+                    let got = lazy.compaction(&probe).filter(|&b| kind_of[b] == Kind::Compaction);
+                    assert_eq!(got, want, "compaction keeper of {probe:?} after line {slot}");
+                    if slot >= build_at {
+                        assert_eq!(lazy.get(&links, &probe), eager.get(&probe).copied(), "{probe:?} after {slot}");
+                    }
+                }
+            }
+        }
+    }
+
     /// A response split over lines runs its tool calls only if the response as a whole did:
     /// a call on its first line is not run when a later line says the turn was refused.
     #[test]
