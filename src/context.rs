@@ -21,8 +21,6 @@
 //! tool result text (or the stub that replaces it), a flat 4800 per image, a provider
 //! compaction block's summary, a server-tool block as JSON, and the synthetic summary text.
 
-use std::borrow::Cow;
-
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
@@ -280,8 +278,9 @@ impl Walk {
     fn finish(mut self, s: &Session<'_>, leaf: Ix) -> Context {
         for m in &mut self.list {
             // A summary has its id (or none, crab's) and role already.
-            let Some(msg) = m.ix.and_then(|i| s.entry(i).message.as_ref()) else { continue };
-            m.entry_id = m.ix.map(|i| s.entry(i).id.to_owned_id());
+            let Some(e) = m.ix.map(|i| s.entry(i)) else { continue };
+            let Some(msg) = &e.message else { continue };
+            m.entry_id = Some(e.id.to_owned_id());
             m.role = msg.role_name.to_string();
             m.refusal = msg.stop_reason.as_deref() == Some("refusal");
         }
@@ -425,18 +424,16 @@ enum Calls {
 }
 
 /// Tool call id -> tool name over the messages pushed, the last one winning.
-fn call_names<'s>(calls: &[Calls], s: &'s Session<'_>) -> HashMap<Cow<'s, str>, Cow<'s, str>> {
+fn call_names<'c>(calls: &'c [Calls], s: &'c Session<'_>) -> HashMap<&'c str, &'c str> {
     let mut names = HashMap::default();
     for c in calls {
         match c {
-            Calls::Decoded(named) => {
-                names.extend(named.iter().map(|(id, name)| (Cow::Owned(id.clone()), Cow::Owned(name.clone()))))
-            }
+            Calls::Decoded(named) => names.extend(named.iter().map(|(id, name)| (id.as_str(), name.as_str()))),
             Calls::Indexed(ix) => {
                 let calls = s.entry(*ix).message.as_ref().map(|m| &m.tool_calls[..]).unwrap_or_default();
                 for c in calls {
                     if let (Some(id), Some(name)) = (&c.id, &c.name) {
-                        names.insert(Cow::Borrowed(id.as_ref()), Cow::Borrowed(name.as_ref()));
+                        names.insert(id.as_ref(), name.as_ref());
                     }
                 }
             }

@@ -139,47 +139,23 @@ pub fn round_cost(v: f64) -> f64 {
 }
 
 impl Tokens {
-    /// Count one model call; `call` is absent when the call recorded no usage.
-    /// The same sums as merging a one-call `Tokens`, added in place (this runs for every
-    /// call, in every row the call belongs to).
+    /// Count one model call; `call` is absent when the call recorded no usage. The call is
+    /// added in place (this runs for every call, in every row it belongs to), with the sums
+    /// [`Tokens::merge`] makes.
     pub fn call(&mut self, call: Option<&Call<'_>>) {
-        self.calls = self.calls.saturating_add(1);
-        let Some(c) = call else { return };
+        let Some(c) = call else {
+            self.calls = self.calls.saturating_add(1);
+            return;
+        };
         let u = c.usage;
-        let (parts, mut over) = u.parts_total();
-        over |= self.usage_overflow;
-        for (a, b) in [
-            (&mut self.input, u.input),
-            (&mut self.output, u.output),
-            (&mut self.cache_read, u.cache_read),
-            (&mut self.cache_write, u.cache_write),
-            (&mut self.total, parts),
-        ] {
-            let (sum, o) = crate::model::sum_saturating(&[*a, b]);
-            *a = sum;
-            over |= o;
-        }
-        match (c.cost.source, c.cost.amount) {
-            (CostSource::Recorded, a) => {
-                let (sum, o) = crate::model::add_cost(self.recorded_cost, a);
-                self.recorded_cost = sum;
-                over |= o;
-            }
-            (CostSource::Unknown, _) | (_, None) => {
-                self.unpriced_calls = self.unpriced_calls.saturating_add(1);
-                let model = c.model.unwrap_or("(no model)");
-                if let Err(at) = self.unpriced_models.binary_search_by(|m| m.as_str().cmp(model)) {
-                    self.unpriced_models.insert(at, model.to_string());
-                }
-            }
-            (_, a) => {
-                let (sum, o) = crate::model::add_cost(self.estimated_cost, a);
-                self.estimated_cost = sum;
-                over |= o;
-            }
-        }
-        self.usage_overflow = over;
-        self.settle();
+        let (parts, over) = u.parts_total();
+        let (recorded, estimated, unpriced) = match (c.cost.source, c.cost.amount) {
+            (CostSource::Recorded, a) => (a, None, None),
+            (CostSource::Unknown, _) | (_, None) => (None, None, Some(c.model.unwrap_or("(no model)"))),
+            (_, a) => (None, a, None),
+        };
+        let counts = [1, u.input, u.output, u.cache_read, u.cache_write, parts];
+        self.add(counts, over, (recorded, estimated), (u64::from(unpriced.is_some()), unpriced));
     }
 
     /// Derive `cost`, `cost_source` and `cost_lower_bound` from the parts.
@@ -200,27 +176,43 @@ impl Tokens {
     }
 
     pub fn merge(&mut self, o: &Tokens) {
-        let mut over = self.usage_overflow | o.usage_overflow;
-        for (a, b) in [
-            (&mut self.calls, o.calls),
-            (&mut self.input, o.input),
-            (&mut self.output, o.output),
-            (&mut self.cache_read, o.cache_read),
-            (&mut self.cache_write, o.cache_write),
-            (&mut self.total, o.total),
-        ] {
+        let counts = [o.calls, o.input, o.output, o.cache_read, o.cache_write, o.total];
+        let models = o.unpriced_models.iter().map(String::as_str);
+        self.add(counts, o.usage_overflow, (o.recorded_cost, o.estimated_cost), (o.unpriced_calls, models));
+    }
+
+    /// Add calls, the four token counts and their total (`counts`, saturating), the
+    /// recorded and estimated costs, and the calls of unknown cost with their models; then
+    /// settle the derived fields. `over`: the added parts were held at their maximum.
+    fn add<'m>(
+        &mut self,
+        counts: [u64; 6],
+        over: bool,
+        (recorded, estimated): (Option<f64>, Option<f64>),
+        (unpriced, models): (u64, impl IntoIterator<Item = &'m str>),
+    ) {
+        let mut over = self.usage_overflow | over;
+        let sums = [
+            &mut self.calls,
+            &mut self.input,
+            &mut self.output,
+            &mut self.cache_read,
+            &mut self.cache_write,
+            &mut self.total,
+        ];
+        for (a, b) in sums.into_iter().zip(counts) {
             let (sum, o) = crate::model::sum_saturating(&[*a, b]);
             *a = sum;
             over |= o;
         }
-        let (recorded, o1) = crate::model::add_cost(self.recorded_cost, o.recorded_cost);
-        let (estimated, o2) = crate::model::add_cost(self.estimated_cost, o.estimated_cost);
+        let (recorded, o1) = crate::model::add_cost(self.recorded_cost, recorded);
+        let (estimated, o2) = crate::model::add_cost(self.estimated_cost, estimated);
         self.recorded_cost = recorded;
         self.estimated_cost = estimated;
-        self.unpriced_calls = self.unpriced_calls.saturating_add(o.unpriced_calls);
-        for m in &o.unpriced_models {
-            if let Err(at) = self.unpriced_models.binary_search(m) {
-                self.unpriced_models.insert(at, m.clone());
+        self.unpriced_calls = self.unpriced_calls.saturating_add(unpriced);
+        for m in models {
+            if let Err(at) = self.unpriced_models.binary_search_by(|x| x.as_str().cmp(m)) {
+                self.unpriced_models.insert(at, m.to_string());
             }
         }
         self.usage_overflow = over | o1 | o2;

@@ -226,26 +226,18 @@ pub fn parse_when(s: &str, tz: &jiff::tz::TimeZone, end: End, now_ms: i64) -> Re
     dt.to_zoned(tz.clone()).map(ms_of).map_err(|e| bad(&e.to_string()))
 }
 
-/// The calendar period of an instant in `tz`: `2026-11-30` (day), `2026-W48` (ISO week),
-/// `2026-11` (month).
-pub fn period_key(ms: i64, tz: &jiff::tz::TimeZone, unit: Period) -> String {
-    match local_date(ms, tz) {
-        Some(d) => date_key(d, unit),
-        None => OUT_OF_RANGE.into(),
-    }
-}
-
 /// The key of a time that has no calendar date.
 const OUT_OF_RANGE: &str = "(out of range)";
 
 /// The calendar date of `ms` in `tz` (`None` out of range).
-pub fn local_date(ms: i64, tz: &jiff::tz::TimeZone) -> Option<jiff::civil::Date> {
+fn local_date(ms: i64, tz: &jiff::tz::TimeZone) -> Option<jiff::civil::Date> {
     let ts = jiff::Timestamp::from_millisecond(ms).ok()?;
     Some(tz.to_datetime(ts).date())
 }
 
-/// [`period_key`] of a time on date `d`.
-pub fn date_key(d: jiff::civil::Date, unit: Period) -> String {
+/// The calendar period of date `d`: `2026-11-30` (day), `2026-W48` (ISO week), `2026-11`
+/// (month).
+fn date_key(d: jiff::civil::Date, unit: Period) -> String {
     match unit {
         Period::Day => format!("{:04}-{:02}-{:02}", d.year(), d.month(), d.day()),
         Period::Week => {
@@ -256,9 +248,9 @@ pub fn date_key(d: jiff::civil::Date, unit: Period) -> String {
     }
 }
 
-/// [`period_key`] for times that come in runs of the same date (a session's calls), as
-/// `stats` keys its rows (`None` for no time): the key is made again only when the date
-/// changes.
+/// The calendar period of an instant in a time zone, as `stats` keys its rows (`None` for no
+/// time): the key is made again only when the date changes, since times come in runs of the
+/// same date (a session's calls).
 pub struct PeriodKeys {
     unit: Period,
     at: Option<At>,
@@ -348,10 +340,11 @@ mod tests {
         assert!(parse_when("7y", &utc, End::Since, day).is_err());
         assert!(zone(Some("Mars/Olympus")).is_err());
         let late = parse_iso8601("2026-11-29T23:30:00Z").unwrap();
-        assert_eq!(period_key(late, &utc, Period::Day), "2026-11-29");
-        assert_eq!(period_key(late, &berlin, Period::Day), "2026-11-30");
-        assert_eq!(period_key(late, &berlin, Period::Week), "2026-W49");
-        assert_eq!(period_key(late, &utc, Period::Month), "2026-11");
+        let key = |tz: &jiff::tz::TimeZone, unit| PeriodKeys::new(unit).key(Some(late), tz).clone();
+        assert_eq!(key(&utc, Period::Day).as_deref(), Some("2026-11-29"));
+        assert_eq!(key(&berlin, Period::Day).as_deref(), Some("2026-11-30"));
+        assert_eq!(key(&berlin, Period::Week).as_deref(), Some("2026-W49"));
+        assert_eq!(key(&utc, Period::Month).as_deref(), Some("2026-11"));
     }
 
     /// The keys `stats` caches by date are the keys of each time, across the days clocks
@@ -377,7 +370,6 @@ mod tests {
                         Err(_) => "(out of range)".to_string(),
                     });
                     assert_eq!(keys.key(ms, &tz), &want, "{name} {unit:?} {ms:?}");
-                    assert_eq!(ms.map(|t| period_key(t, &tz, unit)), want);
                 }
             }
         }
