@@ -9,6 +9,7 @@ mod gen;
 use std::process::Stdio;
 
 use common::cmd;
+use gen::real::Agent;
 
 /// A ~12 MiB session (three times the size below which a file is decoded on one thread)
 /// with damage spread through it. Returns the file and the 1-based lines that were damaged.
@@ -124,4 +125,35 @@ fn big_files_side_by_side_do_not_wait_on_each_other() {
     let doc: serde_json::Value = serde_json::from_str(&two).unwrap();
     assert_eq!(doc["sessions"].as_array().map(Vec::len), Some(3), "{two}");
     assert_eq!(run("1"), two, "the answer depends on the thread count");
+}
+
+/// pi, Claude Code and Codex files are stitched by a file-level pass (Codex's is fed part by
+/// part while the later parts are still decoding): the answer must not depend on how the
+/// file was cut either.
+#[test]
+fn stitched_formats_give_the_one_thread_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    for agent in [Agent::Pi, Agent::Claude, Agent::Codex] {
+        let mut buf = Vec::new();
+        gen::real::session(agent, &mut buf, 12 << 20, 11).unwrap();
+        let path = dir.path().join(format!("{}.jsonl", agent.name()));
+        std::fs::write(&path, buf).unwrap();
+        let file = path.to_str().unwrap();
+        for args in [
+            vec!["check", "--json", file],
+            vec!["tree", "--json", file],
+            vec!["stats", "--json", file],
+            vec!["trace", "--json", file],
+        ] {
+            let one = run_with_threads("1", &args);
+            assert_eq!(one.0, 0, "{args:?} on {}: {}", agent.name(), one.2);
+            let doc: serde_json::Value = serde_json::from_str(&one.1).unwrap();
+            let format = doc.get("sessions").map_or(&doc["format"], |s| &s[0]["format"]);
+            assert_eq!(format, agent.name(), "{args:?}");
+            for threads in ["2", "3"] {
+                let many = run_with_threads(threads, &args);
+                assert_eq!(one, many, "{args:?} on {} differs between 1 and {threads} threads", agent.name());
+            }
+        }
+    }
 }

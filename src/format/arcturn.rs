@@ -21,6 +21,7 @@ pub const DECODER: Decoder = Decoder {
     fold: None,
     content,
     content_keys: &["message"],
+    rekeyed: false,
     observed: false,
     header_expected: true,
     is_prompt: super::any_prompt,

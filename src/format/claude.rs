@@ -28,9 +28,10 @@ use crate::source::Line;
 pub const DECODER: Decoder = Decoder {
     decode,
     explain,
-    fold: Some(fold),
+    fold: Some(super::Fold::Whole(fold)),
     content,
     content_keys: &["message", "content", "isApiErrorMessage"],
+    rekeyed: false,
     observed: false,
     header_expected: false,
     is_prompt,

@@ -32,7 +32,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::de::{num, Num, Str, Ts};
-use super::{push_lean, unknown, Decoded, Decoder, Detail, Effort, LineResult, Record};
+use super::{push_lean, unknown, Decoded, Decoder, Detail, Effort, Fed, LineResult, Record, Stitch};
 use crate::content::{self, Block, Image};
 use crate::finding::{Code, Finding};
 use crate::model::{Blocks, Compaction, Entry, Header, Id, Kind, Message, Role, Text, ToolCall, ToolResult, Usage};
@@ -41,9 +41,10 @@ use crate::source::Line;
 pub const DECODER: Decoder = Decoder {
     decode,
     explain,
-    fold: Some(fold),
+    fold: Some(super::Fold::Streamed(start)),
     content,
     content_keys: &["payload"],
+    rekeyed: true,
     observed: false,
     header_expected: false,
     is_prompt: super::any_prompt,
@@ -676,33 +677,81 @@ struct Walk {
     users: Vec<usize>,
 }
 
-/// The file-level pass, then the keys and tool uses rebuilt from what it changed.
-fn fold(d: &mut Decoded<'_>, _: &[u8], detail: Detail) {
-    fold_entries(d, detail);
-    super::reindex(d);
+/// The file-level pass, fed the entries in file order as the decode puts them together:
+/// metadata lines to the header, usage and typed prompts; entries chained, assistant items
+/// merged per request; rollbacks turned into branches. Each decides from what came before,
+/// so the pass keeps up with the decode; the placed entries go straight to
+/// [`Decoded::entries`], and the keys and tool uses are rebuilt from them at the end.
+struct Pass<'a> {
+    detail: Detail,
+    w: Walk,
+    header: Option<Header<'a>>,
+    saw_user_event: bool,
+    first_counter: Option<(Figures, Figures, u32)>,
+    fork: Option<String>,
 }
 
-/// The file-level pass: metadata lines to the header, usage and typed prompts; entries
-/// chained, assistant items merged per request; rollbacks turned into branches.
-fn fold_entries(d: &mut Decoded<'_>, detail: Detail) {
-    let entries = std::mem::take(&mut d.entries);
-    let mut out: Vec<Entry<'_>> = Vec::with_capacity(entries.len());
-    let mut w = Walk::default();
-    let mut header: Option<Header<'_>> = None;
-    let mut saw_user_event = false;
-    let mut first_counter: Option<(Figures, Figures, u32)> = None;
-    let mut fork: Option<String> = None;
-    for e in entries {
+fn start<'a>(_: &'a [u8], detail: Detail) -> Box<dyn Stitch<'a> + 'a> {
+    Box::new(Pass { detail, w: Walk::default(), header: None, saw_user_event: false, first_counter: None, fork: None })
+}
+
+impl<'a> Stitch<'a> for Pass<'a> {
+    fn feed(&mut self, d: &mut Decoded<'a>, part: Fed<'a>) {
+        for e in part.entries {
+            self.take(d, e);
+        }
+    }
+
+    fn finish(self: Box<Self>, d: &mut Decoded<'a>) {
+        let Pass { detail, header, saw_user_event, first_counter, fork, .. } = *self;
+        // Files without user_message events: the known injected prefixes decide.
+        d.entries.par_iter_mut().for_each(|e| {
+            let injected = match saw_user_event {
+                true => e.hint("typed").is_none(),
+                false => e.hint("injected").is_some(),
+            };
+            if let Some(m) = e.message.as_mut().filter(|m| m.role == Role::User && injected) {
+                m.role = Role::System;
+            }
+        });
+        if let Some((t, l, line)) = first_counter {
+            if t != l {
+                let why = match &fork {
+                    Some(p) => format!("forked from {p}: "),
+                    None => String::new(),
+                };
+                d.findings.push(Finding::new(
+                    Code::InheritedUsage,
+                    Some(line),
+                    format!(
+                        "{why}the first token counter ({} tokens) is not a fresh one ({} in its own request): includes inherited usage, parent not found",
+                        t.0[3], l.0[3]
+                    ),
+                ));
+            }
+        }
+        if detail == Detail::Full {
+            name_results(&mut d.entries);
+        }
+        d.header = header;
+        super::reindex(d);
+    }
+}
+
+impl<'a> Pass<'a> {
+    /// The next line's entry: placed, or read for what it says about the file.
+    fn take(&mut self, d: &mut Decoded<'a>, e: Entry<'a>) {
+        let (w, out) = (&mut self.w, &mut d.entries);
         let Some(what) = e.hint(META) else {
-            place(&mut out, &mut w, e);
-            continue;
+            place(out, w, e);
+            return;
         };
         let hint = |k: &str| e.hint(k).map(|v| v.to_string());
         match what.as_ref() {
-            "session_meta" if header.is_none() => {
-                fork = hint("fork");
+            "session_meta" if self.header.is_none() => {
+                self.fork = hint("fork");
                 w.provider = hint("provider");
-                header = Some(Header {
+                self.header = Some(Header {
                     line: e.line,
                     span: e.span.clone(),
                     id: hint("id").map(Cow::Owned),
@@ -722,26 +771,26 @@ fn fold_entries(d: &mut Decoded<'_>, detail: Detail) {
             _ => {}
         }
         if let Some((t, l)) = e.hint(COUNTER).and_then(|c| Figures::pair(c)) {
-            first_counter.get_or_insert((t, l, e.line));
+            self.first_counter.get_or_insert((t, l, e.line));
             if w.total != Some(t) {
                 // A decreasing counter starts a new segment (a restarted counter): its
                 // figures are still this request's, read from `last` like any other.
                 w.total = Some(t);
-                if !settle(&mut out, &mut w, e, l) {
+                if !settle(out, w, e, l) {
                     d.others += 1;
                 }
-                continue;
+                return;
             }
         }
         d.others += 1;
         if let Some(raw) = hint("user_message") {
-            saw_user_event = true;
+            self.saw_user_event = true;
             if let Some(&u) = w.users.last() {
                 mark_typed(&mut out[u]);
                 w.turns.push(u);
             }
             w.users.clear();
-            if let Some(h) = header.as_mut().filter(|h| h.title.is_none()) {
+            if let Some(h) = self.header.as_mut().filter(|h| h.title.is_none()) {
                 if raw.starts_with('"') && raw.len() > 2 {
                     h.title = Some(Text::Plain(Cow::Owned(crate::model::unescape_json_str(&raw, usize::MAX).0)));
                 }
@@ -751,7 +800,7 @@ fn fold_entries(d: &mut Decoded<'_>, detail: Detail) {
             if n > 0 && n <= w.turns.len() {
                 let first_dropped = w.turns[w.turns.len() - n];
                 w.turns.truncate(w.turns.len() - n);
-                w.attach = parent_pos(&out, first_dropped);
+                w.attach = parent_pos(out, first_dropped);
             } else if n > 0 {
                 d.findings.push(Finding::new(
                     Code::InvalidField,
@@ -765,44 +814,13 @@ fn fold_entries(d: &mut Decoded<'_>, detail: Detail) {
         }
         if hint("aborted").is_some() {
             let turn_start = w.turns.last().copied().unwrap_or(0);
-            if let Some(a) = last_assistant(&out, w.attach, turn_start) {
+            if let Some(a) = last_assistant(out, w.attach, turn_start) {
                 if let Some(m) = out[a].message.as_mut() {
                     m.stop_reason = Some(Cow::Borrowed("aborted"));
                 }
             }
         }
     }
-    // Files without user_message events: the known injected prefixes decide.
-    for e in out.iter_mut() {
-        let injected = match saw_user_event {
-            true => e.hint("typed").is_none(),
-            false => e.hint("injected").is_some(),
-        };
-        if let Some(m) = e.message.as_mut().filter(|m| m.role == Role::User && injected) {
-            m.role = Role::System;
-        }
-    }
-    if let Some((t, l, line)) = first_counter {
-        if t != l {
-            let why = match &fork {
-                Some(p) => format!("forked from {p}: "),
-                None => String::new(),
-            };
-            d.findings.push(Finding::new(
-                Code::InheritedUsage,
-                Some(line),
-                format!(
-                    "{why}the first token counter ({} tokens) is not a fresh one ({} in its own request): includes inherited usage, parent not found",
-                    t.0[3], l.0[3]
-                ),
-            ));
-        }
-    }
-    if detail == Detail::Full {
-        name_results(&mut out);
-    }
-    d.header = header;
-    d.entries = out;
 }
 
 /// Place a history entry: merge it into the open request, or chain it after the last entry.

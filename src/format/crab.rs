@@ -17,6 +17,7 @@ pub const DECODER: Decoder = Decoder {
     fold: None,
     content,
     content_keys: &["message"],
+    rekeyed: false,
     observed: true,
     header_expected: false,
     is_prompt: super::any_prompt,

@@ -96,7 +96,8 @@ pub struct Decoder {
     pub decode: for<'a> fn(&'a str, &Line, Effort) -> LineResult<'a>,
     /// Re-parse a line that failed, naming the field at fault.
     pub explain: fn(&[u8]) -> Option<String>,
-    /// The file-level pass, after every line is decoded and before the index is built, for
+    /// The file-level pass, before the index is built (after every line is decoded, or fed
+    /// the entries in file order as they are: [`Fold`]), for
     /// formats whose lines are not one tree entry each (responses split over several lines,
     /// entries without ids, progress lines between turns). It may merge, drop and re-parent
     /// entries, and leaves `keys` and `tools` matching what it kept ([`reindex`] rebuilds
@@ -104,12 +105,15 @@ pub struct Decoder {
     /// few lines it needs more of, and the detail the load keeps: with [`Detail::Index`] the
     /// messages are let go after it, so what only a message shows (a result's tool name)
     /// need not be worked out.
-    pub fold: Option<for<'a> fn(&mut Decoded<'a>, &'a [u8], Detail)>,
+    pub fold: Option<Fold>,
     /// An entry's message content, from the parsed JSON of each of its lines.
     pub content: fn(&Entry<'_>, &[serde_json::Value]) -> Content,
     /// The top-level members of a line that `content` reads; the rest of the line is skipped
     /// unparsed when content is re-read ([`crate::session::Session::content`]).
     pub content_keys: &'static [&'static str],
+    /// The pass rebuilds the packed keys and the tool uses from the entries it keeps
+    /// ([`reindex`]), so the decode does not pack them.
+    pub rekeyed: bool,
     /// Where model calls, runs and compaction events are recorded: in observation records
     /// beside the entries (crab), or on the entries themselves (every other format), from
     /// which views derive them.
@@ -120,6 +124,37 @@ pub struct Decoder {
     /// not the echo of a command or a marker the agent wrote ([`any_prompt`] for formats
     /// that write none).
     pub is_prompt: fn(&str) -> bool,
+}
+
+/// How a format's file-level pass gets the entries.
+#[derive(Clone, Copy)]
+pub enum Fold {
+    /// Once every line is decoded, all at once: `fold(decoded, file bytes, detail)`.
+    Whole(for<'a> fn(&mut Decoded<'a>, &'a [u8], Detail)),
+    /// Part by part in file order, while the later parts are still being decoded, so that
+    /// the pass runs beside the decode instead of after it: `start(file bytes, detail)`
+    /// makes the pass, which gets the entries instead of [`Decoded::entries`] (see [`Stitch`]).
+    Streamed(for<'a> fn(&'a [u8], Detail) -> Box<dyn Stitch<'a> + 'a>),
+}
+
+/// A file-level pass fed in file order ([`Fold::Streamed`]). It only looks back: nothing it
+/// decides for an entry depends on a later line until [`Stitch::finish`].
+pub trait Stitch<'a> {
+    /// The next part's entries, their packed keys and their tool uses, with lines and entry
+    /// positions counted over the whole file (positions among the entries fed so far). Other
+    /// findings and counts of the part are already in `d`; `d.entries`, `d.keys` and
+    /// `d.tools` are the pass's to fill.
+    fn feed(&mut self, d: &mut Decoded<'a>, part: Fed<'a>);
+    /// Every part is fed (and the file-level findings are in `d`): finish the entries, keys
+    /// and tool uses.
+    fn finish(self: Box<Self>, d: &mut Decoded<'a>);
+}
+
+/// What a [`Stitch`] is fed of one part.
+pub struct Fed<'a> {
+    pub entries: Vec<Entry<'a>>,
+    pub keys: Vec<EntryKeys<'a>>,
+    pub tools: Vec<ToolUse<'a>>,
 }
 
 /// [`Decoder::is_prompt`] for formats whose user messages are all typed.
@@ -222,6 +257,7 @@ pub fn decode(source: &Source, forced: Option<Format>, detail: Detail) -> Result
         let mut part = Part {
             bytes: chunk.len(),
             detail: part_detail,
+            pack: !dec.rekeyed,
             entries: Vec::with_capacity(guess),
             keys: Vec::with_capacity(guess),
             tools: Vec::with_capacity(guess),
@@ -232,7 +268,11 @@ pub fn decode(source: &Source, forced: Option<Format>, detail: Detail) -> Result
         }
         part
     };
-    let mut merger = Merger::new(format, body.len());
+    let stitch = match dec.fold {
+        Some(Fold::Streamed(start)) => Some(start(source.bytes(), detail)),
+        _ => None,
+    };
+    let mut merger = Merger::new(format, body.len(), stitch);
     if chunks.len() == 1 || rayon::current_thread_index().is_some() {
         // One chunk, or already on a worker (files decoded side by side, as `stats DIR`
         // does): blocking this thread on the channel below could leave no worker free to
@@ -265,10 +305,19 @@ pub fn decode(source: &Source, forced: Option<Format>, detail: Detail) -> Result
     Ok(fold(merger.finish(source), source.bytes(), &dec, detail))
 }
 
-/// Run the format's file-level pass, if it has one, then let go of what `detail` does not keep.
-fn fold<'a>(mut d: Decoded<'a>, bytes: &'a [u8], dec: &Decoder, detail: Detail) -> Decoded<'a> {
-    let Some(f) = dec.fold else { return d };
-    f(&mut d, bytes, detail);
+/// Run (or finish) the format's file-level pass, if it has one, then let go of what `detail`
+/// does not keep.
+fn fold<'a>(
+    (mut d, stitch): (Decoded<'a>, Option<Box<dyn Stitch<'a> + 'a>>),
+    bytes: &'a [u8],
+    dec: &Decoder,
+    detail: Detail,
+) -> Decoded<'a> {
+    match (dec.fold, stitch) {
+        (_, Some(s)) => s.finish(&mut d),
+        (Some(Fold::Whole(f)), None) => f(&mut d, bytes, detail),
+        _ => return d,
+    }
     if detail == Detail::Index {
         // Hundreds of thousands of frees: on every worker.
         d.entries.par_iter_mut().for_each(|e| e.message = None);
@@ -298,9 +347,11 @@ fn place_made_up_ids(p: &mut Part<'_>, lines: u32) {
             f.id = Some(line_id(line + lines));
         }
     }
-    for (e, k) in p.entries.iter_mut().zip(&mut p.keys).filter(|(e, _)| e.synthetic_id) {
+    for (i, e) in p.entries.iter_mut().enumerate().filter(|(_, e)| e.synthetic_id) {
         e.id = line_id(e.line + lines);
-        k.0 = Key::of(&e.id);
+        if let Some(k) = p.keys.get_mut(i) {
+            k.0 = Key::of(&e.id);
+        }
     }
 }
 
@@ -311,6 +362,8 @@ struct Part<'a> {
     /// The chunk's size in bytes.
     bytes: usize,
     detail: Detail,
+    /// Whether each entry's keys and tool uses are packed ([`Decoder::rekeyed`]).
+    pack: bool,
     lines: u32,
     entries: Vec<Entry<'a>>,
     keys: Vec<EntryKeys<'a>>,
@@ -381,9 +434,11 @@ impl<'a> Part<'a> {
             Record::Entry(mut e) => {
                 // Pack the ids now, while the line is in cache: the index and the pairing
                 // check then never touch the file again.
-                let ix = self.entries.len() as u32;
-                push_tool_uses(&mut self.tools, ix, &e);
-                self.keys.push((Key::of(&e.id), e.parent.as_ref().map(Key::of)));
+                if self.pack {
+                    let ix = self.entries.len() as u32;
+                    push_tool_uses(&mut self.tools, ix, &e);
+                    self.keys.push((Key::of(&e.id), e.parent.as_ref().map(Key::of)));
+                }
                 if self.detail == Detail::Index {
                     // Decoded and checked, then let go at once: the allocator hands the
                     // same memory to the next line instead of fresh pages.
@@ -587,13 +642,16 @@ struct Merger<'a> {
     /// Bytes in the whole input (to size the vectors).
     total: usize,
     folded: BTreeMap<(Code, String), (u32, Vec<u32>)>,
+    /// The format's pass, when it takes the entries part by part, and how many it was fed.
+    stitch: Option<Box<dyn Stitch<'a> + 'a>>,
+    fed: u32,
     first_content_line: Option<u32>,
     last_content: Option<(u32, bool)>,
     blank_at: Vec<u32>,
 }
 
 impl<'a> Merger<'a> {
-    fn new(format: Format, total: usize) -> Merger<'a> {
+    fn new(format: Format, total: usize, stitch: Option<Box<dyn Stitch<'a> + 'a>>) -> Merger<'a> {
         Merger {
             d: Decoded {
                 format,
@@ -610,6 +668,8 @@ impl<'a> Merger<'a> {
             parts: 0,
             total,
             folded: BTreeMap::new(),
+            stitch,
+            fed: 0,
             first_content_line: None,
             last_content: None,
             blank_at: Vec::new(),
@@ -643,15 +703,32 @@ impl<'a> Merger<'a> {
         if let Some((last, terminated)) = p.last_content {
             self.last_content = Some((last + lines, terminated));
         }
-        d.entries.extend(p.entries.into_iter().map(|mut e| {
-            e.line += lines;
-            e
-        }));
-        d.keys.extend(p.keys);
-        d.tools.extend(p.tools.into_iter().map(|mut t| {
-            t.entry += entries;
-            t
-        }));
+        match &mut self.stitch {
+            Some(s) => {
+                let mut entries = p.entries;
+                for e in &mut entries {
+                    e.line += lines;
+                }
+                let fed = self.fed;
+                self.fed += entries.len() as u32;
+                let mut tools = p.tools;
+                for t in &mut tools {
+                    t.entry += fed;
+                }
+                s.feed(d, Fed { entries, keys: p.keys, tools });
+            }
+            None => {
+                d.entries.extend(p.entries.into_iter().map(|mut e| {
+                    e.line += lines;
+                    e
+                }));
+                d.keys.extend(p.keys);
+                d.tools.extend(p.tools.into_iter().map(|mut t| {
+                    t.entry += entries;
+                    t
+                }));
+            }
+        }
         d.observations.extend(p.observations.into_iter().map(|mut o| {
             o.line += lines;
             o
@@ -696,8 +773,9 @@ impl<'a> Merger<'a> {
         }
     }
 
-    fn finish(self, source: &Source) -> Decoded<'a> {
-        let Merger { mut d, folded, last_content, blank_at, .. } = self;
+    /// Everything decoded, and the format's pass that was fed the entries, to finish.
+    fn finish(self, source: &Source) -> (Decoded<'a>, Option<Box<dyn Stitch<'a> + 'a>>) {
+        let Merger { mut d, folded, last_content, blank_at, stitch, .. } = self;
         // The torn-tail rule: an unparsable last line is a crash mid-append, not corruption.
         if let Some((line, terminated)) = last_content {
             for f in &mut d.findings {
@@ -750,7 +828,7 @@ impl<'a> Merger<'a> {
             d.findings.push(Finding::new(code, first, message));
         }
         d.findings.sort_by_key(|f| (f.line.unwrap_or(0), f.code));
-        d
+        (d, stitch)
     }
 }
 

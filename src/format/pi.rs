@@ -27,9 +27,10 @@ use crate::source::Line;
 pub const DECODER: Decoder = Decoder {
     decode,
     explain,
-    fold: Some(fold),
+    fold: Some(super::Fold::Whole(fold)),
     content,
     content_keys: &["message", "summary", "content"],
+    rekeyed: true,
     observed: false,
     header_expected: true,
     is_prompt: super::any_prompt,
