@@ -19,16 +19,16 @@ use serde_json::Value;
 
 use super::blocks;
 use super::de::{cow, num, present, Content, MaybeContent, Num, Str, Ts};
-use super::{push_lean, unknown, Decoded, Decoder, Detail, Effort, EntryKeys, Fail, LineResult, Record};
+use super::{push_lean, unknown, Decoded, Decoder, Detail, Effort, EntryKeys, Fail, Fed, LineResult, Record, Stitch};
 use crate::content::{self, Block};
 use crate::finding::{Code, Finding};
-use crate::model::{Compaction, Entry, Header, Id, Key, Kind, Message, Role, Text, ToolSide, Usage};
+use crate::model::{Compaction, Entry, Header, Id, Key, Kind, Message, Role, Text, ToolSide, ToolUse, Usage};
 use crate::source::Line;
 
 pub const DECODER: Decoder = Decoder {
     decode,
     explain,
-    fold: Some(super::Fold::Whole(fold)),
+    fold: Some(super::Fold::Streamed(start)),
     content,
     content_keys: &["message", "content", "isApiErrorMessage"],
     rekeyed: false,
@@ -575,125 +575,301 @@ fn is_prompt(text: &str) -> bool {
     .any(|tag| t.starts_with(tag))
 }
 
-/// The file-level pass (FORMATS-REAL.md section 2.4).
-fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8], detail: Detail) {
-    for e in &mut d.entries {
-        if let Some(a) = e.hint(AGENT).map(|a| a.to_string()) {
-            e.extra_mut().subagent = Some(a);
+/// The file-level pass (section 2.4), fed the lines in file order as the decode puts them
+/// together: each line is merged, dropped or kept from what came before it, so the pass
+/// keeps up with the decode; [`Stitch::finish`] re-hangs the kept entries and sets the header.
+/// It works on the ids and tool call ids packed while each line was in cache (a UUID is 16
+/// bytes compared in place) and never reads an id from the file.
+struct Pass<'a> {
+    bytes: &'a [u8],
+    detail: Detail,
+    /// Entries stay where they are: a line's slot is emptied when it is merged or dropped.
+    keep: Vec<Option<Entry<'a>>>,
+    /// Each line's own key and its parent's, rewritten in place: a removed line's parent is
+    /// cleared; the parent's id stays on the entry.
+    links: Vec<EntryKeys<'a>>,
+    /// Every line's tool uses, in entry order, and the first not yet read.
+    uses: Vec<ToolUse<'a>>,
+    next_use: usize,
+    /// Where each line's tool uses go: the slot of the entry that keeps its message.
+    owner: Vec<u32>,
+    /// A removed line's id -> where its children go instead: an alias names the entry it was
+    /// merged into; a dropped line names its own parent, to be followed further.
+    redirect: HashMap<Key<'a>, Link<'a>>,
+    /// A response's call key -> its first line.
+    calls: HashMap<Key<'a>, usize>,
+    /// Tool call id -> the entry that issued it.
+    issuer: HashMap<Key<'a>, usize>,
+    /// Issuer -> the last result attached to it, so that parallel results form a chain.
+    last_result: HashMap<usize, usize>,
+    kept_by_id: KeptById<'a>,
+    /// Results waiting for the end of their line to be attached.
+    pending_results: Vec<(usize, Option<Key<'a>>)>,
+    /// The lines whose ids were made up (they name no conversation a summary can point to).
+    made_up: Vec<u32>,
+    custom_title: Option<Cow<'a, str>>,
+    ai_title: Option<Cow<'a, str>>,
+    /// `summary` lines: the text and the leaf it names.
+    summaries: Vec<(Cow<'a, str>, Cow<'a, str>)>,
+    prompt_title: Option<Text<'a>>,
+    created: Option<i64>,
+    session: Option<Cow<'a, str>>,
+    cwd: Option<Cow<'a, str>>,
+}
+
+const NO_OWNER: u32 = u32::MAX;
+
+fn start<'a>(bytes: &'a [u8], detail: Detail) -> Box<dyn Stitch<'a> + 'a> {
+    Box::new(Pass {
+        bytes,
+        detail,
+        keep: Vec::new(),
+        links: Vec::new(),
+        uses: Vec::new(),
+        next_use: 0,
+        owner: Vec::new(),
+        redirect: HashMap::default(),
+        calls: HashMap::default(),
+        issuer: HashMap::default(),
+        last_result: HashMap::default(),
+        kept_by_id: KeptById::new(),
+        pending_results: Vec::new(),
+        made_up: Vec::new(),
+        custom_title: None,
+        ai_title: None,
+        summaries: Vec::new(),
+        prompt_title: None,
+        created: None,
+        session: None,
+        cwd: None,
+    })
+}
+
+impl<'a> Stitch<'a> for Pass<'a> {
+    fn feed(&mut self, d: &mut Decoded<'a>, part: Fed<'a>) {
+        if self.keep.is_empty() {
+            // Sized for the whole file up front: growing a map re-hashes every key in it,
+            // and a long key's hash reads its text again.
+            let n = part.expected.max(part.entries.len());
+            self.keep.reserve(n);
+            self.links.reserve(n);
+            self.owner.reserve(n);
+            self.redirect.reserve(n / 4);
+            self.calls.reserve(n / 2);
+            self.issuer.reserve(n / 4);
+            self.last_result.reserve(n / 4);
+        }
+        if self.session.is_none() || self.cwd.is_none() {
+            session_and_cwd(&part.entries, self.bytes, (&mut self.session, &mut self.cwd));
+        }
+        let from = self.keep.len();
+        self.links.extend(part.keys);
+        self.uses.extend(part.tools);
+        self.keep.extend(part.entries.into_iter().map(|mut e| {
+            if let Some(a) = e.hint(AGENT).map(|a| a.to_string()) {
+                e.extra_mut().subagent = Some(a);
+            }
+            Some(e)
+        }));
+        self.kept_by_id.grow(self.keep.len());
+        for slot in from..self.keep.len() {
+            self.line(d, slot);
         }
     }
-    let entries = std::mem::take(&mut d.entries);
-    // The ids and tool call ids were packed while each line was in cache: the fold works on
-    // those keys (a UUID is 16 bytes compared in place) and never reads an id from the file.
-    let keys = std::mem::take(&mut d.keys);
-    let uses = std::mem::take(&mut d.tools);
-    let n = entries.len();
-    // The conversations `summary` lines name (`leafUuid`), and which of them are in the file
-    // (links-only lines included).
-    let leaves: FastSet<Key<'a>> = entries.iter().filter_map(|e| e.hint(SUMMARY_LEAF)).map(Key::text).collect();
-    let mut present_leaves: FastSet<Key<'a>> = FastSet::default();
-    // A removed line's id -> where its children go instead: an alias names the entry it was
-    // merged into; a dropped line names its own parent, to be followed further.
-    // Sized for a typical file up front: growing a map re-hashes every key in it, and a long
-    // key's hash reads its text again.
-    fn sized<K, V>(capacity: usize) -> HashMap<K, V> {
-        HashMap::with_capacity_and_hasher(capacity, Default::default())
+
+    fn finish(self: Box<Self>, d: &mut Decoded<'a>) {
+        let Pass {
+            mut keep,
+            mut links,
+            uses,
+            owner,
+            redirect,
+            mut kept_by_id,
+            made_up,
+            custom_title,
+            ai_title,
+            summaries,
+            prompt_title,
+            created,
+            session,
+            cwd,
+            ..
+        } = *self;
+        // Re-hang every kept entry under its nearest kept ancestor.
+        for (slot, e) in keep.iter_mut().enumerate() {
+            let Some(e) = e.as_mut() else { continue };
+            let sidechain = e.hint(SIDECHAIN).is_some();
+            let mut p = Link { id: e.parent.take(), key: links[slot].1.take() };
+            // Bounded: a cycle among removed lines must not loop.
+            for _ in 0..redirect.len() + 1 {
+                let Some(cur) = &p.key else { break };
+                match redirect.get(cur) {
+                    Some(next) => p = next.clone(),
+                    None => break,
+                }
+            }
+            // A sub-agent's first line names a line of its parent's file: it is the sub-agent's root.
+            if sidechain && p.key.as_ref().is_some_and(|k| kept_by_id.get(&links, k).is_none()) {
+                p = Link::NONE;
+            }
+            e.parent = p.id;
+            links[slot].1 = p.key;
+            // Claude Code keeps nothing between the boundary and what it summarized: the
+            // context after it is the summary, then what follows. Naming the summarized entry
+            // (its parent) says exactly that.
+            if let Some(c) = e.compaction.as_mut() {
+                c.up_to = e.parent.clone();
+            }
+        }
+        // The conversations `summary` lines name (`leafUuid`) that are in the file (as the
+        // id of any line, links-only lines included, whose id is not made up).
+        let present_leaves: FastSet<Key<'a>> = if summaries.is_empty() {
+            FastSet::default()
+        } else {
+            let leaves: FastSet<Key<'a>> = summaries.iter().map(|(_, l)| Key::text(l)).collect();
+            let made_up: FastSet<u32> = made_up.into_iter().collect();
+            links
+                .iter()
+                .enumerate()
+                .filter(|(slot, (k, _))| leaves.contains(k) && !made_up.contains(&(*slot as u32)))
+                .map(|(_, (k, _))| k.clone())
+                .collect()
+        };
+        // Slots to positions among the kept entries; then the packed keys and the tool uses of
+        // the kept entries, in the order a rebuild from the entries would give.
+        let mut position = vec![u32::MAX; keep.len()];
+        let mut kept = 0u32;
+        for (slot, e) in keep.iter().enumerate() {
+            if e.is_some() {
+                position[slot] = kept;
+                kept += 1;
+            }
+        }
+        let mut at = 0;
+        links.retain(|_| {
+            at += 1;
+            keep[at - 1].is_some()
+        });
+        d.keys = links;
+        // In place: the entries are most of the memory.
+        keep.retain(Option::is_some);
+        d.entries = keep.into_iter().map(|e| e.expect("a kept entry")).collect();
+        d.tools = uses
+            .into_par_iter()
+            .filter_map(|mut u| {
+                let at = *position.get(owner[u.entry as usize] as usize)?;
+                u.entry = at;
+                (at != u32::MAX).then_some(u)
+            })
+            .collect();
+        // Calls before results within an entry; otherwise file order (stable).
+        d.tools.par_sort_by_key(|u| (u.entry, u.side == ToolSide::Result));
+        let entries = &d.entries;
+        d.tools.par_iter_mut().filter(|u| u.side == ToolSide::Call).for_each(|u| {
+            u.ran = entries[u.entry as usize].message.as_ref().is_some_and(|m| m.tools_ran());
+        });
+        let title = custom_title
+            .map(Text::Plain)
+            .or_else(|| ai_title.map(Text::Plain))
+            .or_else(|| {
+                summaries
+                    .into_iter()
+                    .rev()
+                    .find(|(_, leaf)| present_leaves.contains(&Key::text(leaf)))
+                    .map(|(s, _)| Text::Json(leak_borrow(&s)))
+            })
+            .or(prompt_title);
+        if d.header.is_none() && (session.is_some() || !d.entries.is_empty()) {
+            d.header = Some(Header {
+                line: d.entries.first().map(|e| e.line).unwrap_or(1),
+                span: 0..0,
+                id: session,
+                title,
+                cwd,
+                created,
+                version: None,
+                origin: None,
+            });
+        }
     }
-    let mut redirect: HashMap<Key<'a>, Link<'a>> = sized(n / 4);
-    // Each line's own key and its parent's, rewritten in place: a removed line's parent is
-    // cleared; the parent's id stays on the entry.
-    let mut links = keys;
-    // Where each line's tool uses go: the slot of the entry that keeps its message.
-    let mut owner: Vec<u32> = Vec::with_capacity(n);
-    const NO_OWNER: u32 = u32::MAX;
-    let mut calls: HashMap<Key<'a>, usize> = sized(n / 2);
-    // Tool call id -> the entry that issued it.
-    let mut issuer: HashMap<Key<'a>, usize> = sized(n / 4);
-    // Issuer -> the last result attached to it, so that parallel results form a chain.
-    let mut last_result: HashMap<usize, usize> = sized(n / 4);
-    let mut kept_by_id = KeptById::new(n);
-    let (mut custom_title, mut ai_title, mut summaries) = (None, None, Vec::new());
-    let (session, cwd) = session_and_cwd(&entries, bytes);
-    // Entries stay where they are (the vector is reused, not copied): a line's slot is
-    // emptied when it is merged or dropped.
-    let mut keep: Vec<Option<Entry<'a>>> = entries.into_iter().map(Some).collect();
-    let mut created = None;
-    let mut prompt_title: Option<Text<'_>> = None;
-    let mut pending_results: Vec<(usize, Option<Key<'a>>)> = Vec::new();
-    let mut next_use = 0;
-    for slot in 0..n {
-        let parent_key = links[slot].1.take();
-        let id_key = links[slot].0.clone();
+}
+
+impl<'a> Pass<'a> {
+    /// Stitch the line in `slot`: every earlier line is stitched, no later one is.
+    fn line(&mut self, d: &mut Decoded<'a>, slot: usize) {
+        let (bytes, detail) = (self.bytes, self.detail);
+        let parent_key = self.links[slot].1.take();
+        let id_key = self.links[slot].0.clone();
         // Each slot is visited once, before anything else empties it.
-        let mut e = keep[slot].take().expect("a slot not yet visited");
-        // This line's tool uses (they are in entry order).
-        let first_use = next_use;
-        while uses.get(next_use).is_some_and(|u| u.entry as usize == slot) {
-            next_use += 1;
+        let mut e = self.keep[slot].take().expect("a slot not yet visited");
+        if e.synthetic_id {
+            self.made_up.push(slot as u32);
         }
-        let line_uses = &uses[first_use..next_use];
+        // This line's tool uses (they are in entry order).
+        let first_use = self.next_use;
+        while self.uses.get(self.next_use).is_some_and(|u| u.entry as usize == slot) {
+            self.next_use += 1;
+        }
+        let line_uses = &self.uses[first_use..self.next_use];
         let call_keys = || line_uses.iter().filter(|u| u.side == ToolSide::Call).filter_map(|u| u.key.clone());
         let mut parent = Link { id: e.parent.take(), key: parent_key };
-        if !leaves.is_empty() && !e.synthetic_id && leaves.contains(&id_key) {
-            present_leaves.insert(id_key.clone());
-        }
-        created = created.or(e.timestamp);
+        self.created = self.created.or(e.timestamp);
         if e.hint(DROP).is_some() {
             if let Some(t) = e.hint(CUSTOM_TITLE) {
-                custom_title = Some(t.clone());
+                self.custom_title = Some(t.clone());
             }
             if let Some(t) = e.hint(AI_TITLE) {
-                ai_title = Some(t.clone());
+                self.ai_title = Some(t.clone());
             }
             if let (Some(s), Some(l)) = (e.hint(SUMMARY), e.hint(SUMMARY_LEAF)) {
-                summaries.push((s.clone(), l.clone()));
+                self.summaries.push((s.clone(), l.clone()));
             }
             d.others += 1;
-            redirect.insert(id_key.clone(), parent);
-            owner.push(NO_OWNER);
-            continue;
+            self.redirect.insert(id_key, parent);
+            self.owner.push(NO_OWNER);
+            return;
         }
         let sidechain = e.hint(SIDECHAIN).is_some();
         // A response written one block per line: merge into its first line's entry.
         if let Some(key) = e.take_hint(CALL).map(Key::from_text) {
-            if let Some(&first) = calls.get(&key) {
-                let same_chain = keep[first].as_ref().is_some_and(|f| f.hint(SIDECHAIN).is_some() == sidechain);
+            if let Some(&first) = self.calls.get(&key) {
+                let same_chain = self.keep[first].as_ref().is_some_and(|f| f.hint(SIDECHAIN).is_some() == sidechain);
                 if same_chain {
                     for c in call_keys() {
-                        issuer.insert(c, first);
+                        self.issuer.insert(c, first);
                     }
-                    let target = keep[first].as_mut().expect("a kept entry");
-                    kept_by_id.keep(slot, &id_key, (first, target.kind));
+                    let target = self.keep[first].as_mut().expect("a kept entry");
+                    self.kept_by_id.keep(slot, &id_key, (first, target.kind));
                     merge_response(target, e);
-                    let alias = Link { id: Some(target.id.clone()), key: Some(links[first].0.clone()) };
-                    redirect.insert(id_key.clone(), alias);
-                    owner.push(first as u32);
-                    continue;
+                    let alias = Link { id: Some(target.id.clone()), key: Some(self.links[first].0.clone()) };
+                    self.redirect.insert(id_key, alias);
+                    self.owner.push(first as u32);
+                    return;
                 }
                 // A copy of a response of the other chain (a sidechain repeating a main-chain
                 // message): the first copy is the call; this one is no entry of its own.
-                redirect.insert(id_key.clone(), parent);
-                owner.push(NO_OWNER);
-                continue;
+                self.redirect.insert(id_key, parent);
+                self.owner.push(NO_OWNER);
+                return;
             } else {
-                calls.insert(key, slot);
+                self.calls.insert(key, slot);
             }
         }
         // The summary that follows a compact boundary is part of that compaction.
         if e.hint(COMPACT_SUMMARY).is_some() {
-            let boundary = parent.key.as_ref().and_then(|p| kept_by_id.compaction(p));
+            let boundary = parent.key.as_ref().and_then(|p| self.kept_by_id.compaction(p));
             let text = prompt_text(&e, bytes);
-            match boundary.filter(|&b| keep[b].as_ref().is_some_and(|b| b.kind == Kind::Compaction)) {
+            match boundary.filter(|&b| self.keep[b].as_ref().is_some_and(|b| b.kind == Kind::Compaction)) {
                 Some(b_ix) => {
-                    let b = keep[b_ix].as_mut().expect("a kept entry");
+                    let b = self.keep[b_ix].as_mut().expect("a kept entry");
                     let c = b.compaction.get_or_insert_with(Default::default);
                     if c.summary.is_none() {
                         c.summary = text;
                         b.extra_mut().more_spans.push(e.span.clone());
-                        let alias = Link { id: Some(b.id.clone()), key: Some(links[b_ix].0.clone()) };
-                        redirect.insert(id_key.clone(), alias);
-                        owner.push(NO_OWNER);
-                        continue;
+                        let alias = Link { id: Some(b.id.clone()), key: Some(self.links[b_ix].0.clone()) };
+                        self.redirect.insert(id_key, alias);
+                        self.owner.push(NO_OWNER);
+                        return;
                     }
                 }
                 None => {
@@ -711,118 +887,48 @@ fn fold<'a>(d: &mut Decoded<'a>, bytes: &'a [u8], detail: Detail) {
         }
         if let Some(m) = &e.message {
             for c in call_keys() {
-                issuer.insert(c, slot);
+                self.issuer.insert(c, slot);
             }
             if m.role == Role::ToolResult {
                 let first_result = line_uses.iter().filter(|u| u.side == ToolSide::Result).find_map(|u| u.key.clone());
-                pending_results.push((slot, first_result));
+                self.pending_results.push((slot, first_result));
             }
-            if m.role == Role::User && !sidechain && prompt_title.is_none() {
+            if m.role == Role::User && !sidechain && self.prompt_title.is_none() {
                 if let Some(text) = prompt_text(&e, bytes) {
                     if is_prompt(&text.prefix(40).0) {
-                        prompt_title = Some(text);
+                        self.prompt_title = Some(text);
                     }
                 }
             }
         }
-        owner.push(if e.message.is_some() { slot as u32 } else { NO_OWNER });
-        kept_by_id.keep(slot, &id_key, (slot, e.kind));
+        self.owner.push(if e.message.is_some() { slot as u32 } else { NO_OWNER });
+        self.kept_by_id.keep(slot, &id_key, (slot, e.kind));
         e.parent = parent.id;
-        keep[slot] = Some(e);
-        links[slot].1 = parent.key;
+        self.keep[slot] = Some(e);
+        self.links[slot].1 = parent.key;
         // Results are attached once their issuer is known (it always precedes them).
-        for (r, call) in pending_results.drain(..) {
-            attach_result(&mut keep, &mut links, (r, call), &issuer, &mut kept_by_id, &mut last_result, detail);
+        for r in self.pending_results.drain(..) {
+            attach_result(
+                &mut self.keep,
+                &mut self.links,
+                r,
+                &self.issuer,
+                &mut self.kept_by_id,
+                &mut self.last_result,
+                detail,
+            );
         }
-    }
-    // Re-hang every kept entry under its nearest kept ancestor.
-    for (slot, e) in keep.iter_mut().enumerate() {
-        let Some(e) = e.as_mut() else { continue };
-        let sidechain = e.hint(SIDECHAIN).is_some();
-        let mut p = Link { id: e.parent.take(), key: links[slot].1.take() };
-        // Bounded: a cycle among removed lines must not loop.
-        for _ in 0..redirect.len() + 1 {
-            let Some(cur) = &p.key else { break };
-            match redirect.get(cur) {
-                Some(next) => p = next.clone(),
-                None => break,
-            }
-        }
-        // A sub-agent's first line names a line of its parent's file: it is the sub-agent's root.
-        if sidechain && p.key.as_ref().is_some_and(|k| kept_by_id.get(&links, k).is_none()) {
-            p = Link::NONE;
-        }
-        e.parent = p.id;
-        links[slot].1 = p.key;
-        // Claude Code keeps nothing between the boundary and what it summarized: the context
-        // after it is the summary, then what follows. Naming the summarized entry (its
-        // parent) says exactly that.
-        if let Some(c) = e.compaction.as_mut() {
-            c.up_to = e.parent.clone();
-        }
-    }
-    // Slots to positions among the kept entries; then the packed keys and the tool uses of
-    // the kept entries, in the order a rebuild from the entries would give.
-    let mut position = vec![u32::MAX; keep.len()];
-    let mut kept = 0u32;
-    for (slot, e) in keep.iter().enumerate() {
-        if e.is_some() {
-            position[slot] = kept;
-            kept += 1;
-        }
-    }
-    let mut at = 0;
-    links.retain(|_| {
-        at += 1;
-        keep[at - 1].is_some()
-    });
-    d.keys = links;
-    // In place: the entries are most of the memory.
-    keep.retain(Option::is_some);
-    d.entries = keep.into_iter().map(|e| e.expect("a kept entry")).collect();
-    d.tools = uses
-        .into_par_iter()
-        .filter_map(|mut u| {
-            let at = *position.get(owner[u.entry as usize] as usize)?;
-            u.entry = at;
-            (at != u32::MAX).then_some(u)
-        })
-        .collect();
-    // Calls before results within an entry; otherwise file order (stable).
-    d.tools.par_sort_by_key(|u| (u.entry, u.side == ToolSide::Result));
-    let entries = &d.entries;
-    d.tools.par_iter_mut().filter(|u| u.side == ToolSide::Call).for_each(|u| {
-        u.ran = entries[u.entry as usize].message.as_ref().is_some_and(|m| m.tools_ran());
-    });
-    let title = custom_title
-        .map(Text::Plain)
-        .or_else(|| ai_title.map(Text::Plain))
-        .or_else(|| {
-            summaries
-                .into_iter()
-                .rev()
-                .find(|(_, leaf)| present_leaves.contains(&Key::text(leaf)))
-                .map(|(s, _)| Text::Json(leak_borrow(&s)))
-        })
-        .or(prompt_title);
-    if d.header.is_none() && (session.is_some() || !d.entries.is_empty()) {
-        d.header = Some(Header {
-            line: d.entries.first().map(|e| e.line).unwrap_or(1),
-            span: 0..0,
-            id: session,
-            title,
-            cwd,
-            created,
-            version: None,
-            origin: None,
-        });
     }
 }
 
-/// The session id and the working directory: each from the first line, in file order, that
-/// has it. Only lines that can hold the keys are read (a key written with escapes can hide
+/// The session id and the working directory, each from the first line, in file order, that
+/// has it (lines after the first that has both are not read). Only lines that can hold the keys are read (a key written with escapes can hide
 /// from the byte search: a `\u` anywhere sends the line to the parser too).
-fn session_and_cwd<'a>(entries: &[Entry<'a>], bytes: &'a [u8]) -> (Option<Cow<'a, str>>, Option<Cow<'a, str>>) {
+fn session_and_cwd<'a>(
+    entries: &[Entry<'a>],
+    bytes: &'a [u8],
+    (session, cwd): (&mut Option<Cow<'a, str>>, &mut Option<Cow<'a, str>>),
+) {
     #[derive(Deserialize)]
     struct Ids<'a> {
         #[serde(borrow, rename = "sessionId")]
@@ -830,7 +936,6 @@ fn session_and_cwd<'a>(entries: &[Entry<'a>], bytes: &'a [u8]) -> (Option<Cow<'a
         #[serde(borrow)]
         cwd: Option<Str<'a>>,
     }
-    let (mut session, mut cwd) = (None, None);
     for e in entries {
         if session.is_some() && cwd.is_some() {
             break;
@@ -852,10 +957,13 @@ fn session_and_cwd<'a>(entries: &[Entry<'a>], bytes: &'a [u8]) -> (Option<Cow<'a
                 .map(|(s, c)| Ids { session_id: s, cwd: c }),
         };
         let Some(ids) = ids else { continue };
-        session = session.or(ids.session_id.map(|s| s.0));
-        cwd = cwd.or(ids.cwd.map(|c| c.0));
+        if session.is_none() {
+            *session = ids.session_id.map(|s| s.0);
+        }
+        if cwd.is_none() {
+            *cwd = ids.cwd.map(|c| c.0);
+        }
     }
-    (session, cwd)
 }
 
 fn owned(s: Option<Str<'_>>) -> Option<Str<'static>> {
@@ -956,8 +1064,13 @@ struct KeptById<'a> {
 impl<'a> KeptById<'a> {
     const NONE: u32 = u32::MAX;
 
-    fn new(lines: usize) -> Self {
-        KeptById { by: vec![Self::NONE; lines], map: None, compactions: HashMap::default() }
+    fn new() -> Self {
+        KeptById { by: Vec::new(), map: None, compactions: HashMap::default() }
+    }
+
+    /// Room for the lines up to `lines`, none of them kept yet.
+    fn grow(&mut self, lines: usize) {
+        self.by.resize(lines.max(self.by.len()), Self::NONE);
     }
 
     /// Line `slot`, of id `key`, is kept by line `by`, of kind `kind`.
@@ -1147,10 +1260,12 @@ mod tests {
         let key = |t: &'static str| Key::text(&Cow::Borrowed(t));
         let links: Vec<EntryKeys<'static>> = ids.iter().map(|i| (key(i), None)).collect();
         for build_at in 0..=ids.len() {
-            let mut lazy = KeptById::new(ids.len());
+            let mut lazy = KeptById::new();
             let mut eager: HashMap<Key<'static>, usize> = HashMap::default();
             let mut kind_of = vec![Kind::Message; ids.len()];
             for (slot, id) in ids.iter().enumerate() {
+                // Lines arrive one part at a time: here, a line at a time.
+                lazy.grow(slot + 1);
                 let key = key(id);
                 if slot == build_at {
                     assert_eq!(lazy.get(&links, &key), eager.get(&key).copied());

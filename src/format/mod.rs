@@ -155,6 +155,9 @@ pub struct Fed<'a> {
     pub entries: Vec<Entry<'a>>,
     pub keys: Vec<EntryKeys<'a>>,
     pub tools: Vec<ToolUse<'a>>,
+    /// About how many entries the whole file holds (the first part's count scaled by its
+    /// share of the bytes), to size tables once instead of growing them.
+    pub expected: usize,
 }
 
 /// [`Decoder::is_prompt`] for formats whose user messages are all typed.
@@ -645,6 +648,8 @@ struct Merger<'a> {
     /// The format's pass, when it takes the entries part by part, and how many it was fed.
     stitch: Option<Box<dyn Stitch<'a> + 'a>>,
     fed: u32,
+    /// How many entries the whole file is expected to hold (from the first part).
+    expected: usize,
     first_content_line: Option<u32>,
     last_content: Option<(u32, bool)>,
     blank_at: Vec<u32>,
@@ -670,6 +675,7 @@ impl<'a> Merger<'a> {
             folded: BTreeMap::new(),
             stitch,
             fed: 0,
+            expected: 0,
             first_content_line: None,
             last_content: None,
             blank_at: Vec::new(),
@@ -683,6 +689,11 @@ impl<'a> Merger<'a> {
             place_made_up_ids(&mut p, lines);
         }
         let d = &mut self.d;
+        if self.parts == 0 {
+            // The whole file's entries, guessed from the first part's share of the bytes.
+            self.expected =
+                (p.entries.len() as u128 * self.total.max(p.bytes) as u128 / p.bytes.max(1) as u128) as usize;
+        }
         if self.parts == 0 && p.bytes < self.total {
             // Size the vectors from the first part, so that they are not copied as they
             // grow; capacity never written is address space, not memory.
@@ -715,7 +726,7 @@ impl<'a> Merger<'a> {
                 for t in &mut tools {
                     t.entry += fed;
                 }
-                s.feed(d, Fed { entries, keys: p.keys, tools });
+                s.feed(d, Fed { entries, keys: p.keys, tools, expected: self.expected });
             }
             None => {
                 d.entries.extend(p.entries.into_iter().map(|mut e| {
