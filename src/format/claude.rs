@@ -310,7 +310,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         push_lean(&mut hints, (DROP, Cow::Borrowed("1")));
         let id = match raw.uuid {
             Some(u) => Id::Str(u.0),
-            None => Id::Str(Cow::Owned(format!("L{n}"))),
+            None => super::made_up_id(),
         };
         let entry = Entry {
             line: n,

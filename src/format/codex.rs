@@ -268,10 +268,6 @@ fn entry<'a>(line: &Line, ts: Option<i64>, kind: Kind, kind_name: Cow<'a, str>, 
     }
 }
 
-fn synthetic_id<'a>(n: u32) -> Id<'a> {
-    super::line_id(n)
-}
-
 /// One `response_item`: a message, reasoning, a tool call or its output, a provider-side
 /// compaction, or a type this tool does not know (kept as an unknown entry).
 fn item<'a>(
@@ -283,7 +279,7 @@ fn item<'a>(
 ) -> Entry<'a> {
     let n = line.number;
     let kind_name = sub.clone().unwrap_or(Cow::Borrowed(""));
-    let mut e = entry(line, ts, Kind::Message, kind_name, synthetic_id(n));
+    let mut e = entry(line, ts, Kind::Message, kind_name, super::made_up_id());
     e.synthetic_id = true;
     let mut blocks = Blocks::default();
     let mut tool_calls = Vec::new();
@@ -486,7 +482,7 @@ fn output_exit_code(raw: &RawValue) -> Option<i64> {
 /// `compacted{message, replacement_history?}`: nothing before it is kept; what the model is
 /// sent after it is the summary text: `message`, then each replacement item as text.
 fn compacted<'a>(p: RawPayload<'a>, line: &Line, ts: Option<i64>) -> Entry<'a> {
-    let mut e = entry(line, ts, Kind::Compaction, Cow::Borrowed("compacted"), synthetic_id(line.number));
+    let mut e = entry(line, ts, Kind::Compaction, Cow::Borrowed("compacted"), super::made_up_id());
     e.synthetic_id = true;
     let message = p.message.and_then(|m| serde_json::from_str::<Value>(m.get()).ok());
     let mut parts: Vec<String> = Vec::new();
@@ -877,7 +873,7 @@ fn settle<'a>(out: &mut Vec<Entry<'a>>, w: &mut Walk, mut counter: Entry<'a>, la
         Some(p) => p,
         None => {
             let n = counter.line;
-            counter.id = synthetic_id(n);
+            counter.id = super::line_id(n);
             counter.kind = Kind::Message;
             counter.kind_name = Cow::Borrowed("token_count");
             counter.parent = w.attach.map(|a| out[a].id.clone());

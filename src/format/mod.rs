@@ -182,6 +182,12 @@ pub fn line_id(line: u32) -> Id<'static> {
     Id::Str(Cow::Owned(format!("L{line}")))
 }
 
+/// What a format's decode gives such an entry (with `synthetic_id` set): the line's number
+/// in the file is known only once its part is placed, and then [`line_id`] names it, once.
+pub fn made_up_id() -> Id<'static> {
+    Id::Str(Cow::Borrowed(""))
+}
+
 /// Rebuild the packed keys and the tool uses from the entries, after a fold changed them.
 pub fn reindex(d: &mut Decoded<'_>) {
     // On every worker: the entries were just rewritten by one thread, and each is a few
@@ -338,9 +344,9 @@ pub(crate) fn push_lean<T>(v: &mut Vec<T>, x: T) {
     v.push(x);
 }
 
-/// An id made up from an entry's line names the line within its part until the part is
-/// placed (`lines` before it). Rename each such entry, its packed key, and the findings that
-/// name it (few: found by line, the entries being in line order).
+/// Name each entry whose id is made up ([`made_up_id`]) after its line in the file, now that
+/// its part is placed (`lines` before it); with it its packed key, and the findings that name
+/// it (few: found by line, the entries being in line order).
 fn place_made_up_ids(p: &mut Part<'_>, lines: u32) {
     for f in p.findings.iter_mut().filter(|f| f.id.is_some()) {
         let Some(line) = f.line else { continue };
@@ -685,9 +691,7 @@ impl<'a> Merger<'a> {
     /// Add the next part in file order.
     fn push(&mut self, mut p: Part<'a>) {
         let (lines, entries) = (self.d.lines, self.d.entries.len() as u32);
-        if lines > 0 {
-            place_made_up_ids(&mut p, lines);
-        }
+        place_made_up_ids(&mut p, lines);
         let d = &mut self.d;
         if self.parts == 0 {
             // The whole file's entries, guessed from the first part's share of the bytes.

@@ -150,7 +150,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
     // Version 1 has no ids: the fold links each entry to the one before it.
     let v1 = raw.id.is_none();
     let (id, parent) = if v1 {
-        (super::line_id(n), None)
+        (super::made_up_id(), None)
     } else {
         let id = raw.id.map(|i| i.0).unwrap_or(Id::Int(0));
         let parent = match raw.parent_id {
