@@ -665,12 +665,7 @@ impl<'a> Stitch<'a> for Pass<'a> {
         let from = self.keep.len();
         self.links.extend(part.keys);
         self.uses.extend(part.tools);
-        self.keep.extend(part.entries.into_iter().map(|mut e| {
-            if let Some(a) = e.hint(AGENT).map(|a| a.to_string()) {
-                e.extra_mut().subagent = Some(a);
-            }
-            Some(e)
-        }));
+        self.keep.extend(part.entries.into_iter().map(Some));
         self.kept_by_id.grow(self.keep.len());
         for slot in from..self.keep.len() {
             self.line(d, slot);
@@ -804,6 +799,9 @@ impl<'a> Pass<'a> {
         let mut e = self.keep[slot].take().expect("a slot not yet visited");
         if e.synthetic_id {
             self.made_up.push(slot as u32);
+        }
+        if let Some(a) = e.hint(AGENT).map(|a| a.to_string()) {
+            e.extra_mut().subagent = Some(a);
         }
         // This line's tool uses (they are in entry order).
         let first_use = self.next_use;
