@@ -690,30 +690,47 @@ impl<'a> Stitch<'a> for Pass<'a> {
             cwd,
             ..
         } = *self;
-        // Re-hang every kept entry under its nearest kept ancestor.
-        for (slot, e) in keep.iter_mut().enumerate() {
-            let Some(e) = e.as_mut() else { continue };
-            let sidechain = e.hint(SIDECHAIN).is_some();
-            let mut p = Link { id: e.parent.take(), key: links[slot].1.take() };
-            // Bounded: a cycle among removed lines must not loop.
-            for _ in 0..redirect.len() + 1 {
-                let Some(cur) = &p.key else { break };
-                match redirect.get(cur) {
-                    Some(next) => p = next.clone(),
-                    None => break,
+        // Re-hang every kept entry under its nearest kept ancestor, on every worker: each
+        // entry's walk only reads the redirects. Sidechain entries whose parent is kept in
+        // this file are noted, for the check below.
+        let sidechains: Vec<usize> = keep
+            .par_iter_mut()
+            .zip(links.par_iter_mut())
+            .enumerate()
+            .filter_map(|(slot, (e, (_, parent_key)))| {
+                let e = e.as_mut()?;
+                let mut p = Link { id: e.parent.take(), key: parent_key.take() };
+                // Bounded: a cycle among removed lines must not loop.
+                for _ in 0..redirect.len() + 1 {
+                    let Some(cur) = &p.key else { break };
+                    match redirect.get(cur) {
+                        Some(next) => p = next.clone(),
+                        None => break,
+                    }
                 }
-            }
-            // A sub-agent's first line names a line of its parent's file: it is the sub-agent's root.
-            if sidechain && p.key.as_ref().is_some_and(|k| kept_by_id.get(&links, k).is_none()) {
-                p = Link::NONE;
-            }
-            e.parent = p.id;
-            links[slot].1 = p.key;
-            // Claude Code keeps nothing between the boundary and what it summarized: the
-            // context after it is the summary, then what follows. Naming the summarized entry
-            // (its parent) says exactly that.
-            if let Some(c) = e.compaction.as_mut() {
-                c.up_to = e.parent.clone();
+                let check = p.key.is_some() && e.hint(SIDECHAIN).is_some();
+                e.parent = p.id;
+                *parent_key = p.key;
+                // Claude Code keeps nothing between the boundary and what it summarized: the
+                // context after it is the summary, then what follows. Naming the summarized
+                // entry (its parent) says exactly that.
+                if let Some(c) = e.compaction.as_mut() {
+                    c.up_to = e.parent.clone();
+                }
+                check.then_some(slot)
+            })
+            .collect();
+        // A sub-agent's first line names a line of its parent's file: it is the sub-agent's root.
+        for slot in sidechains {
+            let Some(k) = links[slot].1.clone() else { continue };
+            if kept_by_id.get(&links, &k).is_none() {
+                links[slot].1 = None;
+                if let Some(e) = keep[slot].as_mut() {
+                    e.parent = None;
+                    if let Some(c) = e.compaction.as_mut() {
+                        c.up_to = None;
+                    }
+                }
             }
         }
         // The conversations `summary` lines name (`leafUuid`) that are in the file (as the
@@ -1109,10 +1126,6 @@ impl<'a> KeptById<'a> {
 struct Link<'a> {
     id: Option<Id<'a>>,
     key: Option<Key<'a>>,
-}
-
-impl Link<'_> {
-    const NONE: Link<'static> = Link { id: None, key: None };
 }
 
 /// A message's content blocks, from every line of the entry in file order. A system line
