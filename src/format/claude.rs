@@ -595,7 +595,9 @@ struct Pass<'a> {
     owner: Vec<u32>,
     /// A removed line's id -> where its children go instead: an alias names the entry it was
     /// merged into; a dropped line names its own parent, to be followed further.
-    redirect: HashMap<Key<'a>, Link<'a>>,
+    /// (The table holds a position in `redirects`, so that its buckets stay small.)
+    redirect: HashMap<Key<'a>, u32>,
+    redirects: Vec<Link<'a>>,
     /// A response's call key -> its first line.
     calls: HashMap<Key<'a>, usize>,
     /// Tool call id -> the entry that issued it.
@@ -629,6 +631,7 @@ fn start<'a>(bytes: &'a [u8], detail: Detail) -> Box<dyn Stitch<'a> + 'a> {
         next_use: 0,
         owner: Vec::new(),
         redirect: HashMap::default(),
+        redirects: Vec::new(),
         calls: HashMap::default(),
         issuer: HashMap::default(),
         last_result: HashMap::default(),
@@ -655,6 +658,7 @@ impl<'a> Stitch<'a> for Pass<'a> {
             self.links.reserve(n);
             self.owner.reserve(n);
             self.redirect.reserve(n / 4);
+            self.redirects.reserve(n / 4);
             self.calls.reserve(n / 2);
             self.issuer.reserve(n / 4);
             self.last_result.reserve(n / 4);
@@ -679,6 +683,7 @@ impl<'a> Stitch<'a> for Pass<'a> {
             uses,
             owner,
             redirect,
+            redirects,
             mut kept_by_id,
             made_up,
             custom_title,
@@ -704,7 +709,7 @@ impl<'a> Stitch<'a> for Pass<'a> {
                 for _ in 0..redirect.len() + 1 {
                     let Some(cur) = &p.key else { break };
                     match redirect.get(cur) {
-                        Some(next) => p = next.clone(),
+                        Some(&next) => p = redirects[next as usize].clone(),
                         None => break,
                     }
                 }
@@ -807,6 +812,12 @@ impl<'a> Stitch<'a> for Pass<'a> {
 }
 
 impl<'a> Pass<'a> {
+    /// The children of the removed line of id `key` go to `to` (the last such line wins).
+    fn redirect_to(&mut self, key: Key<'a>, to: Link<'a>) {
+        self.redirect.insert(key, self.redirects.len() as u32);
+        self.redirects.push(to);
+    }
+
     /// Stitch the line in `slot`: every earlier line is stitched, no later one is.
     fn line(&mut self, d: &mut Decoded<'a>, slot: usize) {
         let (bytes, detail) = (self.bytes, self.detail);
@@ -840,14 +851,22 @@ impl<'a> Pass<'a> {
                 self.summaries.push((s.clone(), l.clone()));
             }
             d.others += 1;
-            self.redirect.insert(id_key, parent);
+            self.redirect_to(id_key, parent);
             self.owner.push(NO_OWNER);
             return;
         }
         let sidechain = e.hint(SIDECHAIN).is_some();
         // A response written one block per line: merge into its first line's entry.
         if let Some(key) = e.take_hint(CALL).map(Key::from_text) {
-            if let Some(&first) = self.calls.get(&key) {
+            // One probe: the first line of a response is noted, a later one finds it.
+            let first = match self.calls.entry(key) {
+                std::collections::hash_map::Entry::Occupied(o) => Some(*o.get()),
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(slot);
+                    None
+                }
+            };
+            if let Some(first) = first {
                 let same_chain = self.keep[first].as_ref().is_some_and(|f| f.hint(SIDECHAIN).is_some() == sidechain);
                 if same_chain {
                     for c in call_keys() {
@@ -857,17 +876,15 @@ impl<'a> Pass<'a> {
                     self.kept_by_id.keep(slot, &id_key, (first, target.kind));
                     merge_response(target, e);
                     let alias = Link { id: Some(target.id.clone()), key: Some(self.links[first].0.clone()) };
-                    self.redirect.insert(id_key, alias);
+                    self.redirect_to(id_key, alias);
                     self.owner.push(first as u32);
                     return;
                 }
                 // A copy of a response of the other chain (a sidechain repeating a main-chain
                 // message): the first copy is the call; this one is no entry of its own.
-                self.redirect.insert(id_key, parent);
+                self.redirect_to(id_key, parent);
                 self.owner.push(NO_OWNER);
                 return;
-            } else {
-                self.calls.insert(key, slot);
             }
         }
         // The summary that follows a compact boundary is part of that compaction.
@@ -882,7 +899,7 @@ impl<'a> Pass<'a> {
                         c.summary = text;
                         b.extra_mut().more_spans.push(e.span.clone());
                         let alias = Link { id: Some(b.id.clone()), key: Some(self.links[b_ix].0.clone()) };
-                        self.redirect.insert(id_key, alias);
+                        self.redirect_to(id_key, alias);
                         self.owner.push(NO_OWNER);
                         return;
                     }
