@@ -954,8 +954,9 @@ impl<'a> Pass<'a> {
 }
 
 /// The session id and the working directory, each from the first line, in file order, that
-/// has it (lines after the first that has both are not read). Only lines that can hold the keys are read (a key written with escapes can hide
-/// from the byte search: a `\u` anywhere sends the line to the parser too).
+/// has it (lines after the first that has both are not read). Only lines that can hold the
+/// keys are read (a key written with escapes can hide from the byte search: a `\u` anywhere
+/// sends the line to the parser too).
 fn session_and_cwd<'a>(
     entries: &[Entry<'a>],
     bytes: &'a [u8],

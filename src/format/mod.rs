@@ -140,8 +140,9 @@ pub enum Fold {
 /// A file-level pass fed in file order ([`Fold::Streamed`]). It only looks back: nothing it
 /// decides for an entry depends on a later line until [`Stitch::finish`].
 pub trait Stitch<'a> {
-    /// The next part's entries, their packed keys and their tool uses, with lines and entry
-    /// positions counted over the whole file (positions among the entries fed so far). Other
+    /// The next part's entries, their packed keys and their tool uses (none of either for a
+    /// format that is [`Decoder::rekeyed`]), with lines and entry positions counted over the
+    /// whole file (positions among the entries fed so far). Other
     /// findings and counts of the part are already in `d`; `d.entries`, `d.keys` and
     /// `d.tools` are the pass's to fill.
     fn feed(&mut self, d: &mut Decoded<'a>, part: Fed<'a>);
@@ -690,7 +691,7 @@ impl<'a> Merger<'a> {
 
     /// Add the next part in file order.
     fn push(&mut self, mut p: Part<'a>) {
-        let (lines, entries) = (self.d.lines, self.d.entries.len() as u32);
+        let lines = self.d.lines;
         place_made_up_ids(&mut p, lines);
         let d = &mut self.d;
         if self.parts == 0 {
@@ -733,6 +734,7 @@ impl<'a> Merger<'a> {
                 s.feed(d, Fed { entries, keys: p.keys, tools, expected: self.expected });
             }
             None => {
+                let entries = d.entries.len() as u32;
                 d.entries.extend(p.entries.into_iter().map(|mut e| {
                     e.line += lines;
                     e
