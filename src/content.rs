@@ -125,6 +125,28 @@ pub fn js_len(s: &str) -> u64 {
         .sum()
 }
 
+/// A message's characters as a context estimate counts them ([`js_len`]), without its
+/// blocks: what its top-level thinking blocks hold, apart, because a compaction or a context
+/// edit may withhold them, and everything else. Counted straight from the line where the
+/// format knows how ([`crate::format::Decoder::tally`]); equal, by test, to the characters of
+/// the message's [`Content`] blocks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Characters of the top-level thinking blocks.
+    pub thinking: u64,
+    /// Whether there is a top-level thinking block (even an empty or redacted one).
+    pub has_thinking: bool,
+    /// Characters of every other block.
+    pub other: u64,
+}
+
+impl Tally {
+    /// Everything counted as `other` (the blocks inside a tool result).
+    pub fn nested(self) -> u64 {
+        self.thinking + self.other
+    }
+}
+
 /// What an image counts for in a character estimate: the agents' estimator charges a flat
 /// 4800 characters (1200 tokens) per image.
 pub const IMAGE_CHARS: u64 = 4800;

@@ -25,7 +25,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::content::{self, Block, Image, IMAGE_CHARS};
+use crate::content::{self, Block, Image, Tally, IMAGE_CHARS};
 use crate::error::Result;
 use crate::format::{FastMap as HashMap, FastSet as HashSet};
 use crate::model::{Kind, OwnedId};
@@ -88,6 +88,9 @@ pub struct Sent {
     /// The content as sent (stubs in place, withheld thinking removed).
     #[serde(skip)]
     pub blocks: Vec<Block>,
+    /// The content counted instead of decoded ([`estimate`]): `blocks` is then empty.
+    #[serde(skip)]
+    tally: Option<Tally>,
     /// The entry behind the message (none for summaries).
     #[serde(skip)]
     pub ix: Option<Ix>,
@@ -180,7 +183,24 @@ pub fn recorded(s: &Session<'_>, leaf: Ix) -> Option<Recorded> {
 }
 
 pub fn materialize(s: &Session<'_>, leaf: Ix) -> Result<Context> {
-    materialize_with(s, leaf, Skip::Folded)
+    materialize_with(s, leaf, Skip::Folded, Mode::Blocks)
+}
+
+/// [`materialize`]'s `estimated_tokens`, with the messages counted from their lines where
+/// the format can ([`Session::tally`]) instead of decoded into blocks. On a path where a
+/// result may be elided (a context edit on it, a crab shed event before the leaf), the stubs
+/// need the blocks, and every message is decoded as `materialize` does.
+pub fn estimate(s: &Session<'_>, leaf: Ix) -> Result<u64> {
+    materialize_with(s, leaf, Skip::Folded, Mode::Count).map(|c| c.estimated_tokens)
+}
+
+/// What the walk gets of each message it sends.
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    /// Its blocks, decoded.
+    Blocks,
+    /// Its characters, counted where the format can ([`Session::tally`]).
+    Count,
 }
 
 /// Whether messages the last compaction folds away are decoded (tests compare both).
@@ -191,12 +211,12 @@ enum Skip {
     Nothing,
 }
 
-fn materialize_with(s: &Session<'_>, leaf: Ix, skip: Skip) -> Result<Context> {
+fn materialize_with(s: &Session<'_>, leaf: Ix, skip: Skip, mode: Mode) -> Result<Context> {
     let mut w = Walk::default();
     if s.observed {
-        crab(s, leaf, &mut w)?;
+        crab(s, leaf, &mut w, mode)?;
     } else {
-        arcturn(s, leaf, &mut w, skip)?;
+        arcturn(s, leaf, &mut w, skip, mode)?;
     }
     Ok(w.finish(s, leaf))
 }
@@ -227,9 +247,10 @@ impl Walk {
     fn push_message(&mut self, s: &Session<'_>, ix: Ix, order: usize, blocks: Decoded) -> Result<()> {
         let e = s.entry(ix);
         let Some(m) = e.message.as_ref().filter(|m| !m.excluded) else { return Ok(()) };
-        let blocks = match blocks {
-            Decoded::Blocks(b) => b?,
-            Decoded::Folded | Decoded::NotSent => Vec::new(),
+        let (blocks, tally) = match blocks {
+            Decoded::Blocks(b) => (b?, None),
+            Decoded::Counted(t) => (Vec::new(), Some(t)),
+            Decoded::Folded | Decoded::NotSent => (Vec::new(), None),
         };
         if self.names {
             let named = blocks.iter().filter_map(|b| match b {
@@ -251,6 +272,7 @@ impl Walk {
             chars: 0,
             tokens: 0,
             blocks,
+            tally,
             ix: Some(ix),
             refusal: false,
             order,
@@ -332,7 +354,8 @@ impl Walk {
         let mut total_tokens = 0;
         let mut last_model = None;
         for m in &mut messages {
-            m.chars = m.blocks.iter().map(chars).sum();
+            let counted = m.tally.map_or(0, |t| t.other + if m.thinking_withheld { 0 } else { t.thinking });
+            m.chars = m.blocks.iter().map(chars).sum::<u64>() + counted;
             m.tokens = m.chars.div_ceil(4);
             total_chars += m.chars;
             total_tokens += m.tokens;
@@ -375,7 +398,8 @@ impl Walk {
 
 /// Mark an assistant message's thinking as not replayed (only when it has some).
 fn withhold(m: &mut Sent) {
-    if m.assistant && m.blocks.iter().any(|b| matches!(b, Block::Thinking { .. })) {
+    let thinking = m.blocks.iter().any(|b| matches!(b, Block::Thinking { .. }));
+    if m.assistant && (thinking || m.tally.is_some_and(|t| t.has_thinking)) {
         m.thinking_withheld = true;
     }
 }
@@ -405,6 +429,7 @@ fn summary_message(id: Option<OwnedId>, obs_line: Option<u32>, line: u32, text: 
         chars: 0,
         tokens: 0,
         blocks: vec![Block::Text(text)],
+        tally: None,
         ix: None,
         refusal: false,
         order,
@@ -445,6 +470,8 @@ fn call_names<'c>(calls: &'c [Calls], s: &'c Session<'_>) -> HashMap<&'c str, &'
 /// A path entry's content, as the walk gets it.
 enum Decoded {
     Blocks(Result<Vec<Block>>),
+    /// Counted from its lines instead ([`Mode::Count`]).
+    Counted(Tally),
     /// A sent message that the last compaction on the path folds away: never decoded.
     Folded,
     /// Not a message that is sent.
@@ -454,13 +481,16 @@ enum Decoded {
 /// The content blocks of every message on `path` from position `from` on that is sent (not
 /// excluded), decoded in parallel: re-reading each line's content is most of the work on a
 /// long branch, and each message decodes on its own.
-fn decode_path(s: &Session<'_>, path: &[Ix], from: usize) -> Vec<Decoded> {
+fn decode_path(s: &Session<'_>, path: &[Ix], from: usize, mode: Mode) -> Vec<Decoded> {
     path.par_iter()
         .enumerate()
         .map(|(p, &ix)| match s.entry(ix).message.as_ref().filter(|m| !m.excluded) {
             None => Decoded::NotSent,
             Some(_) if p < from => Decoded::Folded,
-            Some(_) => Decoded::Blocks(s.content(ix).map(|c| c.blocks)),
+            Some(_) => match (mode == Mode::Count).then(|| s.tally(ix)).flatten() {
+                Some(t) => Decoded::Counted(t),
+                None => Decoded::Blocks(s.content(ix).map(|c| c.blocks)),
+            },
         })
         .collect()
 }
@@ -501,13 +531,15 @@ fn first_sent(s: &Session<'_>, path: &[Ix]) -> usize {
     }
 }
 
-fn arcturn(s: &Session<'_>, leaf: Ix, w: &mut Walk, skip: Skip) -> Result<()> {
+fn arcturn(s: &Session<'_>, leaf: Ix, w: &mut Walk, skip: Skip, mode: Mode) -> Result<()> {
     let path = s.tree.path(leaf);
     let from = if skip == Skip::Folded { first_sent(s, &path) } else { 0 };
     // The ledger of elided results (the only reader of call names) is filled by context
     // edits: without one on the path, no name is kept.
     w.names = path.iter().any(|&i| s.entry(i).state.as_ref().is_some_and(|st| st.context_edit.is_some()));
-    let mut decoded = decode_path(s, &path, from).into_iter();
+    // Elided results are written from their blocks.
+    let mode = if w.names { Mode::Blocks } else { mode };
+    let mut decoded = decode_path(s, &path, from, mode).into_iter();
     for (p, &ix) in path.iter().enumerate() {
         let e = s.entry(ix);
         let blocks = decoded.next().unwrap_or(Decoded::NotSent);
@@ -569,7 +601,7 @@ fn arcturn(s: &Session<'_>, leaf: Ix, w: &mut Walk, skip: Skip) -> Result<()> {
     Ok(())
 }
 
-fn crab(s: &Session<'_>, leaf: Ix, w: &mut Walk) -> Result<()> {
+fn crab(s: &Session<'_>, leaf: Ix, w: &mut Walk, mode: Mode) -> Result<()> {
     w.shed = true;
     w.names = true;
     let path = s.tree.path(leaf);
@@ -578,6 +610,8 @@ fn crab(s: &Session<'_>, leaf: Ix, w: &mut Walk) -> Result<()> {
     let limit = s.entries.get(leaf as usize + 1).map(|e| e.line).unwrap_or(u32::MAX);
     let mut events: Vec<_> = s.observations.iter().filter(|o| o.tag == "compaction" && o.line < limit).collect();
     events.sort_by_key(|o| o.line);
+    // A shed result's placeholder is written from its blocks.
+    let mode = if events.iter().any(|o| o.strategy.as_deref() == Some("shed")) { Mode::Blocks } else { mode };
     let mut next_event = events.into_iter().peekable();
     let mut apply_until = |w: &mut Walk, line: u32| {
         while let Some(o) = next_event.next_if(|o| o.line < line) {
@@ -604,7 +638,7 @@ fn crab(s: &Session<'_>, leaf: Ix, w: &mut Walk) -> Result<()> {
             });
         }
     };
-    for (&ix, blocks) in path.iter().zip(decode_path(s, &path, 0)) {
+    for (&ix, blocks) in path.iter().zip(decode_path(s, &path, 0, mode)) {
         let line = s.entry(ix).line;
         apply_until(w, line);
         w.push_message(s, ix, line as usize, blocks)?;
@@ -640,8 +674,8 @@ mod skip_tests {
                 let Ok(s) = Session::load(&src, None) else { continue };
                 files += 1;
                 for leaf in s.tree.leaves() {
-                    let fast = materialize_with(&s, leaf, Skip::Folded).map(|c| serde_json::to_value(c).unwrap());
-                    let full = materialize_with(&s, leaf, Skip::Nothing).map(|c| serde_json::to_value(c).unwrap());
+                    let fast = materialize_with(&s, leaf, Skip::Folded, Mode::Blocks).map(|c| serde_json::to_value(c).unwrap());
+                    let full = materialize_with(&s, leaf, Skip::Nothing, Mode::Blocks).map(|c| serde_json::to_value(c).unwrap());
                     match (fast, full) {
                         (Ok(a), Ok(b)) => assert_eq!(a, b, "{}: leaf {leaf}", p.display()),
                         (a, b) => assert_eq!(a.is_ok(), b.is_ok(), "{}: leaf {leaf}", p.display()),
@@ -655,5 +689,167 @@ mod skip_tests {
         }
         assert!(files > 20, "testdata read: {files} files");
         assert!(folded > 3, "paths where messages were skipped: {folded}");
+    }
+
+    /// A message's blocks split as [`Tally`] counts them: top-level thinking apart.
+    fn tally_of(blocks: &[Block]) -> Tally {
+        let mut t = Tally::default();
+        for b in blocks {
+            if matches!(b, Block::Thinking { .. }) {
+                t.has_thinking = true;
+                t.thinking += chars(b);
+            } else {
+                t.other += chars(b);
+            }
+        }
+        t
+    }
+
+    /// Every `.jsonl` file under `dir`.
+    fn jsonl_under(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(list) = std::fs::read_dir(dir) else { return };
+        for e in list.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                jsonl_under(&p, out);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                out.push(p);
+            }
+        }
+    }
+
+    /// Compare, in one session, every message's count from its lines with the characters of
+    /// its decoded blocks, and the estimate at every leaf with `materialize`'s. Returns how
+    /// many messages were counted from their lines and how many fell back to their blocks.
+    fn counts_agree(name: &str, s: &Session<'_>) -> (usize, usize) {
+        let (mut counted, mut decoded) = (0, 0);
+        for ix in 0..s.entries.len() as Ix {
+            if s.entry(ix).message.is_none() {
+                continue;
+            }
+            match s.tally(ix) {
+                Some(t) => {
+                    let blocks = s.content(ix).unwrap_or_else(|e| panic!("{name}: entry {ix}: {e}")).blocks;
+                    assert_eq!(t, tally_of(&blocks), "{name}: line {}", s.entry(ix).line);
+                    counted += 1;
+                }
+                None => decoded += 1,
+            }
+        }
+        for leaf in s.tree.leaves() {
+            let full = materialize(s, leaf).map(|c| c.estimated_tokens);
+            match (estimate(s, leaf), full) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "{name}: leaf {leaf}"),
+                (a, b) => assert_eq!(a.is_ok(), b.is_ok(), "{name}: leaf {leaf}"),
+            }
+        }
+        (counted, decoded)
+    }
+
+    /// Counting a message from its line gives what decoding its blocks gives, on every
+    /// message of every testdata and real session (every format; those that count from the
+    /// line are arcturn, crab and Claude Code), and the estimate at every leaf is `materialize`'s.
+    #[test]
+    fn counting_messages_gives_the_characters_of_their_blocks() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let real = root.join("../shared/real");
+        if !real.exists() && std::env::var("CI").as_deref() == Ok("true") {
+            panic!("{} is missing (CI=true)", real.display());
+        }
+        let mut files = Vec::new();
+        jsonl_under(&root.join("testdata"), &mut files);
+        jsonl_under(&real, &mut files);
+        let mut by_format: HashMap<&str, (usize, usize)> = HashMap::default();
+        for p in &files {
+            let Ok(src) = Source::from_bytes("t", std::fs::read(p).unwrap()) else { continue };
+            let Ok(s) = Session::load(&src, None) else { continue };
+            let (c, d) = counts_agree(&p.display().to_string(), &s);
+            let f = by_format.entry(s.format.as_str()).or_default();
+            f.0 += c;
+            f.1 += d;
+        }
+        for (f, least) in [("arcturn", 150), ("claude", 400), ("crab", 50)] {
+            let (c, _) = by_format.get(f).copied().unwrap_or_default();
+            assert!(c > least, "{f}: {c} messages counted from their lines");
+        }
+    }
+
+    /// The blocks whose count takes a path of its own, and the shapes that must fall back to
+    /// decoding: escapes, surrogate pairs and a lone surrogate, thinking (redacted too),
+    /// tool calls whose arguments are re-serialized, every image shape, nested results,
+    /// unknown and malformed blocks, content that is text, null or a number, a message that
+    /// is no object, a key written twice.
+    #[test]
+    fn counting_hostile_blocks_gives_the_characters_of_their_blocks() {
+        let blocks = [
+            r#""plain text with \"quotes\", \n newlines, \u00e9, caf\u00e9 and \ud83d\ude00""#,
+            r#"[{"type":"text","text":"a\tb \ud800 lone"},{"type":"text","text":7}]"#,
+            r#"[{"thinking":"after the type? no: before it","type":"thinking","signature":"c2ln"},{"type":"redacted_thinking","data":"eA=="}]"#,
+            r#"[{"type":"toolCall","id":"c1","name":"bash","arguments":{"cmd":"ls\u002f","n":1.50,"big":1e300,"u":"\u00e9\ud83d\ude00","z":[true,null,{"a":"\u0001"}]}}]"#,
+            r#"[{"type":"tool_use","id":"c2","name":"read","input":{"path":"/tmp/x"}},{"type":"tool_use","name":3}]"#,
+            r#"[{"type":"toolCall","name":"no_args"},{"type":"tool_use","name":"null_input","input":null}]"#,
+            r#"[{"type":"image","data":"AAAA","mimeType":"image/png"},{"type":"image","source":{"type":"base64","data":"QQ=="}}]"#,
+            r#"[{"type":"image","source":{"type":"url","url":"https://x/y.png"}},{"type":"image","url":"https://x/z.png"}]"#,
+            r#"[{"type":"image","source":"not an object","url":"https://x/z.png"},{"type":"image","source":{"data":5},"data":"AA"}]"#,
+            r#"[{"type":"image","mimeType":"image/png"}]"#,
+            r#"[{"type":"tool_result","tool_use_id":"c2","content":[{"type":"text","text":"out"},{"type":"thinking","thinking":"nested"}]}]"#,
+            r#"[{"type":"tool_result","tool_use_id":"c2","content":"plain \u00e9"},{"type":"tool_result","content":null},{"type":"tool_result"}]"#,
+            r#"[{"type":"tool_result","tool_use_id":"c2","content":{"odd":true}}]"#,
+            r#"[{"type":"tool_result","content":[{"type":"tool_result","content":[{"type":"text","text":"deep"}]}]}]"#,
+            r#"[{"type":"compaction","summary":"folded \u2026"},{"type":"compaction","encryptedContent":"x"}]"#,
+            r#"[{"type":"serverTool","provider":"p","block":{"q":"\u00e9","n":[1,2.5]}},{"type":"serverTool"}]"#,
+            r#"[{"type":"mystery","x":1}]"#,
+            r#"["a bare string"]"#,
+            r#"[{"text":"no type"}]"#,
+            r#"[{"type":5,"text":"type is a number"}]"#,
+            r#"[{"type":"text","text":"twice","text":"written"}]"#,
+            r#"null"#,
+            r#"42"#,
+            r#"{"type":"text","text":"an object, not a list"}"#,
+            r#"[]"#,
+        ];
+        let mut arcturn = vec![r#"{"kind":"session","version":1,"id":"s","timestamp":"2026-11-02T09:14:03.463Z"}"#.to_string()];
+        let mut claude = Vec::new();
+        let mut parent = "null".to_string();
+        for (i, c) in blocks.iter().enumerate() {
+            for (role, extra) in [("user", ""), ("assistant", ""), ("toolResult", r#","toolCallId":"c2","toolName":"read""#)] {
+                let id = format!("e{i}{role}");
+                arcturn.push(format!(
+                    r#"{{"kind":"message","id":"{id}","parentId":{parent},"timestamp":"2026-11-02T09:16:20.530Z","message":{{"role":"{role}","content":{c}{extra}}}}}"#
+                ));
+                parent = format!("\"{id}\"");
+            }
+        }
+        for odd in [r#""message":"a string""#, r#""message":null"#, r#""message":{"role":7,"content":"x"}"#, r#""message":{"role":"user"}"#] {
+            let id = format!("o{}", arcturn.len());
+            arcturn.push(format!(
+                r#"{{"kind":"message","id":"{id}","parentId":{parent},"timestamp":"2026-11-02T09:16:20.530Z",{odd}}}"#
+            ));
+            parent = format!("\"{id}\"");
+        }
+        let mut cparent = "null".to_string();
+        for (i, c) in blocks.iter().enumerate() {
+            for (ty, body) in [
+                ("user", format!(r#""message":{{"role":"user","content":{c}}}"#)),
+                ("assistant", format!(r#""message":{{"id":"msg_{i}","role":"assistant","model":"m","content":{c}}}"#)),
+                ("system", format!(r#""content":{c},"subtype":"x""#)),
+                ("user", format!(r#""message":null,"content":{c}"#)),
+                ("user", format!(r#""message":"text","content":{c}"#)),
+                ("user", format!(r#""message":{{"role":"user","content":null}},"content":{c}"#)),
+            ] {
+                let id = format!("u{}", claude.len());
+                claude.push(format!(
+                    r#"{{"parentUuid":{cparent},"isSidechain":false,"sessionId":"s","type":"{ty}","uuid":"{id}","timestamp":"2026-02-11T10:00:01.000Z",{body}}}"#
+                ));
+                cparent = format!("\"{id}\"");
+            }
+        }
+        for (name, lines, format) in [("arcturn", arcturn, "arcturn"), ("claude", claude, "claude")] {
+            let src = Source::from_bytes(name, lines.join("\n").into_bytes()).unwrap();
+            let s = Session::load(&src, None).unwrap();
+            assert_eq!(s.format.as_str(), format);
+            let (counted, decoded) = counts_agree(name, &s);
+            assert!(counted > 40 && decoded > 10, "{name}: {counted} counted, {decoded} decoded");
+        }
     }
 }

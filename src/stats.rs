@@ -673,8 +673,9 @@ impl SessionStats {
         st
     }
 
-    /// Every statistic but the context estimate (left unknown).
-    fn counted(s: &Session<'_>, opts: &Options<'_>) -> SessionStats {
+    /// Every statistic but the context estimate (left unknown): all a sub-agent's file adds
+    /// to its session's ([`SessionStats::add_subagents`] reads its usage).
+    pub fn counted(s: &Session<'_>, opts: &Options<'_>) -> SessionStats {
         let mut acc = Acc::new(opts);
         let mut messages = Messages::default();
         let mut usage = Tokens::default();
@@ -864,7 +865,7 @@ pub fn context(s: &Session<'_>) -> Context {
     // No entries: nothing is sent, as `context` says (0, not unknown).
     let Some(tip) = s.tree.latest() else { return Context { estimated_tokens: Some(0), ..none } };
     // A message whose content cannot be decoded leaves the estimate unknown, never 0.
-    let estimated = crate::context::materialize(s, tip).ok().map(|c| c.estimated_tokens);
+    let estimated = crate::context::estimate(s, tip).ok();
     match crate::context::recorded(s, tip) {
         Some(r) => Context {
             scope: "context",

@@ -189,7 +189,8 @@ fn subagents(
     for (_, p) in &files {
         let loaded = Source::open(p, opts).and_then(|src| {
             let c = Session::load(&src, ctx.format())?;
-            Ok(SessionStats::of(&c, report))
+            // Only its usage is added to the session's: no context estimate.
+            Ok(SessionStats::counted(&c, report))
         });
         match loaded {
             Ok(c) => children.push(c),

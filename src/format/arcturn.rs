@@ -21,6 +21,7 @@ pub const DECODER: Decoder = Decoder {
     fold: None,
     content,
     content_keys: &["message"],
+    tally: Some(tally),
     rekeyed: false,
     observed: false,
     header_expected: true,
@@ -45,6 +46,13 @@ pub fn content(_: &Entry<'_>, lines: &[Value]) -> content::Content {
         return content::Content { blocks: vec![Block::ToolResult(result)], error };
     }
     content::Content { blocks: blocks::list(body), error }
+}
+
+/// [`content`] counted ([`Decoder::tally`]): the first line's `message.content`, all of it
+/// inside one tool result when the role is `toolResult`.
+fn tally(lines: &[&str]) -> Option<content::Tally> {
+    let m = blocks::line_tally(lines.first()?)?.message;
+    Some(if m.tool_result { content::Tally { other: m.content.nested(), ..Default::default() } } else { m.content })
 }
 
 fn explain<'a>(b: &'a [u8]) -> Option<String> {

@@ -31,6 +31,7 @@ pub const DECODER: Decoder = Decoder {
     fold: Some(super::Fold::Streamed(start)),
     content,
     content_keys: &["message", "content", "isApiErrorMessage"],
+    tally: Some(tally),
     rekeyed: false,
     observed: false,
     header_expected: false,
@@ -1161,6 +1162,20 @@ pub fn content(_: &Entry<'_>, lines: &[Value]) -> content::Content {
         }
     }
     out
+}
+
+/// [`content`] counted ([`Decoder::tally`]): each line's `message.content`, else its
+/// top-level `content`.
+fn tally(lines: &[&str]) -> Option<content::Tally> {
+    let mut t = content::Tally::default();
+    for l in lines {
+        let l = blocks::line_tally(l)?;
+        let c = if l.message.has_content { l.message.content } else { l.content };
+        t.thinking += c.thinking;
+        t.has_thinking |= c.has_thinking;
+        t.other += c.other;
+    }
+    Some(t)
 }
 
 #[cfg(test)]

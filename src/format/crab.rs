@@ -17,6 +17,7 @@ pub const DECODER: Decoder = Decoder {
     fold: None,
     content,
     content_keys: &["message"],
+    tally: Some(tally),
     rekeyed: false,
     observed: true,
     header_expected: false,
@@ -27,6 +28,11 @@ pub const DECODER: Decoder = Decoder {
 pub fn content(_: &Entry<'_>, lines: &[serde_json::Value]) -> crate::content::Content {
     let body = lines.first().and_then(|l| l.pointer("/message/content")).unwrap_or(&serde_json::Value::Null);
     crate::content::Content { blocks: super::blocks::list(body), error: None }
+}
+
+/// [`content`] counted ([`super::Decoder::tally`]): the first line's `message.content`.
+fn tally(lines: &[&str]) -> Option<crate::content::Tally> {
+    Some(super::blocks::line_tally(lines.first()?)?.message.content)
 }
 
 fn explain<'a>(b: &'a [u8]) -> Option<String> {

@@ -111,6 +111,11 @@ pub struct Decoder {
     /// The top-level members of a line that `content` reads; the rest of the line is skipped
     /// unparsed when content is re-read ([`crate::session::Session::content`]).
     pub content_keys: &'static [&'static str],
+    /// An entry's message counted as a context estimate counts it, straight from the text of
+    /// each of its lines, with no block built ([`crate::content::Tally`]); `None` where the
+    /// count needs the blocks whole (then `content` decodes them). Formats without it always
+    /// decode the blocks.
+    pub tally: Option<fn(&[&str]) -> Option<crate::content::Tally>>,
     /// The pass rebuilds the packed keys and the tool uses from the entries it keeps
     /// ([`reindex`]), so the decode does not pack them.
     pub rekeyed: bool,
