@@ -674,8 +674,10 @@ mod skip_tests {
                 let Ok(s) = Session::load(&src, None) else { continue };
                 files += 1;
                 for leaf in s.tree.leaves() {
-                    let fast = materialize_with(&s, leaf, Skip::Folded, Mode::Blocks).map(|c| serde_json::to_value(c).unwrap());
-                    let full = materialize_with(&s, leaf, Skip::Nothing, Mode::Blocks).map(|c| serde_json::to_value(c).unwrap());
+                    let fast = materialize_with(&s, leaf, Skip::Folded, Mode::Blocks)
+                        .map(|c| serde_json::to_value(c).unwrap());
+                    let full = materialize_with(&s, leaf, Skip::Nothing, Mode::Blocks)
+                        .map(|c| serde_json::to_value(c).unwrap());
                     match (fast, full) {
                         (Ok(a), Ok(b)) => assert_eq!(a, b, "{}: leaf {leaf}", p.display()),
                         (a, b) => assert_eq!(a.is_ok(), b.is_ok(), "{}: leaf {leaf}", p.display()),
@@ -808,11 +810,14 @@ mod skip_tests {
             r#"{"type":"text","text":"an object, not a list"}"#,
             r#"[]"#,
         ];
-        let mut arcturn = vec![r#"{"kind":"session","version":1,"id":"s","timestamp":"2026-11-02T09:14:03.463Z"}"#.to_string()];
+        let mut arcturn =
+            vec![r#"{"kind":"session","version":1,"id":"s","timestamp":"2026-11-02T09:14:03.463Z"}"#.to_string()];
         let mut claude = Vec::new();
         let mut parent = "null".to_string();
         for (i, c) in blocks.iter().enumerate() {
-            for (role, extra) in [("user", ""), ("assistant", ""), ("toolResult", r#","toolCallId":"c2","toolName":"read""#)] {
+            for (role, extra) in
+                [("user", ""), ("assistant", ""), ("toolResult", r#","toolCallId":"c2","toolName":"read""#)]
+            {
                 let id = format!("e{i}{role}");
                 arcturn.push(format!(
                     r#"{{"kind":"message","id":"{id}","parentId":{parent},"timestamp":"2026-11-02T09:16:20.530Z","message":{{"role":"{role}","content":{c}{extra}}}}}"#
@@ -820,7 +825,12 @@ mod skip_tests {
                 parent = format!("\"{id}\"");
             }
         }
-        for odd in [r#""message":"a string""#, r#""message":null"#, r#""message":{"role":7,"content":"x"}"#, r#""message":{"role":"user"}"#] {
+        for odd in [
+            r#""message":"a string""#,
+            r#""message":null"#,
+            r#""message":{"role":7,"content":"x"}"#,
+            r#""message":{"role":"user"}"#,
+        ] {
             let id = format!("o{}", arcturn.len());
             arcturn.push(format!(
                 r#"{{"kind":"message","id":"{id}","parentId":{parent},"timestamp":"2026-11-02T09:16:20.530Z",{odd}}}"#

@@ -168,22 +168,14 @@ impl<'a> Session<'a> {
 
     /// An entry's message counted as a context estimate counts it, straight from its lines,
     /// where the format can ([`format::Decoder::tally`]); `None` where it cannot, and the
-    /// blocks are to be decoded ([`Session::content`]).
+    /// blocks are to be decoded ([`Session::content`]). A line that is not UTF-8 or holds a
+    /// lone surrogate escape (which the skimming parser declines) is one of those: its
+    /// repair is [`Session::members_at`]'s.
     pub fn tally(&self, i: Ix) -> Option<crate::content::Tally> {
         let count = format::decoder(self.format).tally?;
-        let texts = self.entry(i).spans().map(|sp| self.line_text(sp)).collect::<Option<Vec<_>>>()?;
-        let lines: Vec<&str> = texts.iter().map(|t| t.as_ref()).collect();
-        count(&lines)
-    }
-
-    /// The text of the line at `span` as [`Session::members_at`] reads it: lone surrogate
-    /// escapes repaired; `None` when it is not UTF-8.
-    fn line_text(&self, span: std::ops::Range<usize>) -> Option<std::borrow::Cow<'_, str>> {
-        let b = &self.source_bytes()[span];
-        match repair_lone_surrogates(b) {
-            Some(fixed) => String::from_utf8(fixed).ok().map(std::borrow::Cow::Owned),
-            None => simdutf8::basic::from_utf8(b).ok().map(std::borrow::Cow::Borrowed),
-        }
+        let bytes = self.source_bytes();
+        let lines = self.entry(i).spans().map(|sp| simdutf8::basic::from_utf8(&bytes[sp]).ok());
+        count(&lines.collect::<Option<Vec<&str>>>()?)
     }
 
     /// The top-level members `keys` of the line at `span`, as a JSON object; the other members

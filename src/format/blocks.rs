@@ -194,7 +194,9 @@ impl<'de> Deserialize<'de> for LineTallyDe {
                 while let Some(k) = a.next_key::<Member>()? {
                     match k {
                         Member::Message => l.message = a.next_value::<MessageTallyDe>()?.0,
-                        Member::Content => l.content = a.next_value::<Option<ListTally>>()?.map(|c| c.0).unwrap_or_default(),
+                        Member::Content => {
+                            l.content = a.next_value::<Option<ListTally>>()?.map(|c| c.0).unwrap_or_default()
+                        }
                         _ => {
                             a.next_value::<IgnoredAny>()?;
                         }
