@@ -115,7 +115,7 @@ pub struct Decoder {
     /// each of its lines, with no block built ([`crate::content::Tally`]); `None` where the
     /// count needs the blocks whole (then `content` decodes them). Formats without it always
     /// decode the blocks.
-    pub tally: Option<fn(&[&str]) -> Option<crate::content::Tally>>,
+    pub tally: Option<Count>,
     /// The pass rebuilds the packed keys and the tool uses from the entries it keeps
     /// ([`reindex`]), so the decode does not pack them.
     pub rekeyed: bool,
@@ -130,6 +130,9 @@ pub struct Decoder {
     /// that write none).
     pub is_prompt: fn(&str) -> bool,
 }
+
+/// Count an entry's message from the text of each of its lines ([`Decoder::tally`]).
+pub type Count = fn(&[&str]) -> Option<crate::content::Tally>;
 
 /// How a format's file-level pass gets the entries.
 #[derive(Clone, Copy)]
