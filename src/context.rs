@@ -859,6 +859,33 @@ mod skip_tests {
             let s = Session::load(&src, None).unwrap();
             assert_eq!(s.format.as_str(), format);
             let (counted, decoded) = counts_agree(name, &s);
+            // The shapes that have a count of their own are counted, not decoded: text with
+            // escapes (a string and blocks), thinking, tool calls, images, nested results,
+            // compaction and server-tool blocks, an empty list, content that is null.
+            let must: &[&str] = match format {
+                "arcturn" => &[
+                    "e0user",
+                    "e2assistant",
+                    "e3assistant",
+                    "e5user",
+                    "e6user",
+                    "e7user",
+                    "e8user",
+                    "e10toolResult",
+                    "e11user",
+                    "e13user",
+                    "e14user",
+                    "e15user",
+                    "e21user",
+                    "e24user",
+                ],
+                _ => &["u0", "u1", "u2", "u12", "u13", "u18", "u19", "u20", "u66", "u67", "u126", "u144"],
+            };
+            for id in must {
+                let ix = s.entries.iter().position(|e| e.id.to_json() == serde_json::json!(id));
+                let ix = ix.unwrap_or_else(|| panic!("{name}: no entry {id}")) as Ix;
+                assert!(s.tally(ix).is_some(), "{name}: {id} (line {}) was not counted", s.entry(ix).line);
+            }
             assert!(counted > 40 && decoded > 10, "{name}: {counted} counted, {decoded} decoded");
         }
     }

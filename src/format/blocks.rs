@@ -8,6 +8,7 @@ use std::fmt;
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
+use super::skim::JS_LEN_TOKEN;
 use crate::content::{js_len, Block, Image, Tally, ToolResult, IMAGE_CHARS};
 
 /// A message's `content`: a string is one text block, an array a list of blocks.
@@ -118,7 +119,8 @@ pub struct ListTally(pub Tally);
 
 impl<'de> Deserialize<'de> for ListTally {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(ListVisitor)
+        // Text is counted by the skimmer, uncopied.
+        d.deserialize_newtype_struct(JS_LEN_TOKEN, ListVisitor)
     }
 }
 
@@ -133,6 +135,12 @@ impl<'de> Visitor<'de> for ListVisitor {
 
     fn visit_str<E: de::Error>(self, s: &str) -> Result<ListTally, E> {
         Ok(ListTally(Tally { other: js_len(s), ..Tally::default() }))
+    }
+
+    /// Text, counted by the skimmer ([`JS_LEN_TOKEN`]).
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<ListTally, D::Error> {
+        let units = d.deserialize_u64(Units)?.0.unwrap_or_default();
+        Ok(ListTally(Tally { other: units, ..Tally::default() }))
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<ListTally, E> {
@@ -419,7 +427,7 @@ struct StrLen(Option<u64>);
 
 impl<'de> Deserialize<'de> for StrLen {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(StrLenVisitor)
+        d.deserialize_newtype_struct(JS_LEN_TOKEN, StrLenVisitor)
     }
 }
 
@@ -436,12 +444,32 @@ impl<'de> Visitor<'de> for StrLenVisitor {
         Ok(StrLen(Some(js_len(s))))
     }
 
+    /// Text, counted by the skimmer ([`JS_LEN_TOKEN`]): its units come as a number.
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<StrLen, D::Error> {
+        d.deserialize_u64(Units)
+    }
+
     fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<StrLen, A::Error> {
         while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
         Ok(StrLen(None))
     }
 
     not_it!(StrLen(None));
+}
+
+/// The units of a text as the skimmer counts them ([`JS_LEN_TOKEN`]).
+struct Units;
+
+impl Visitor<'_> for Units {
+    type Value = StrLen;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a count of UTF-16 units")
+    }
+
+    fn visit_u64<E: de::Error>(self, n: u64) -> Result<StrLen, E> {
+        Ok(StrLen(Some(n)))
+    }
 }
 
 /// Whether an image's `source` holds data or a URL as text ([`image`]).

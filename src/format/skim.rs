@@ -27,6 +27,13 @@ use crate::finding::{Code, Finding};
 /// serde_json's private protocol for `&RawValue`.
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
+/// This crate's own protocol, for counting text without copying it: a value deserialized as
+/// a newtype struct of this name is, when it is a string, handed to `visit_newtype_struct`
+/// as the number of UTF-16 code units of its text (a `u64`), counted on the escaped bytes
+/// ([`escaped_js_len`]) instead of unescaping them into a new string. Any other value is
+/// deserialized as usual.
+pub const JS_LEN_TOKEN: &str = "$arcturn_inspect::private::JsLen";
+
 /// Deserialize `T` from one line of valid UTF-8.
 pub fn from_str<'de, T: de::Deserialize<'de>>(text: &'de str) -> Result<T> {
     let mut s = Skim::new(text, None);
@@ -597,6 +604,23 @@ fn either64(block: &[u8; 64], a: u8, b: u8) -> u64 {
     block.iter().enumerate().fold(0, |m, (k, &c)| m | u64::from(c == a || c == b) << k)
 }
 
+/// The UTF-16 code units of the text a string body (without quotes) stands for, from the
+/// escaped bytes the scan has checked: each escape is two or six bytes for one unit (a
+/// surrogate pair is two `\u` escapes, two units). `None` on an escape cut short, which a
+/// checked body does not have.
+fn escaped_js_len(body: &str) -> Option<u64> {
+    let b = body.as_bytes();
+    let mut units = crate::content::js_len(body);
+    let mut i = 0;
+    while let Some(p) = memchr::memchr(b'\\', b.get(i..)?) {
+        let at = i + p;
+        let width = if *b.get(at + 1)? == b'u' { 6 } else { 2 };
+        units = units.checked_sub(width - 1)?;
+        i = at + width as usize;
+    }
+    Some(units)
+}
+
 /// Decode the escapes of a string body (without quotes). Lone surrogates are an error, as
 /// in serde_json (lines with them were repaired before they got here).
 fn unescape(s: &str) -> Result<String> {
@@ -724,6 +748,16 @@ impl<'de> Deserializer<'de> for &mut Skim<'de> {
     }
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(self, name: &'static str, v: V) -> Result<V::Value> {
+        if name == JS_LEN_TOKEN {
+            if self.peek()? != b'"' {
+                return self.deserialize_any(v);
+            }
+            let start = self.i + 1;
+            let escaped = self.skip_str()?;
+            let body = self.s.get(start..self.i - 1).ok_or(DECLINED)?;
+            let units = if escaped { escaped_js_len(body).ok_or(DECLINED)? } else { crate::content::js_len(body) };
+            return v.visit_newtype_struct(de::value::U64Deserializer::<Error>::new(units));
+        }
         if name == RAW_VALUE_TOKEN {
             // Hand serde_json's `&RawValue` the raw text of the value, as serde_json does.
             self.ws();
@@ -835,6 +869,45 @@ impl<'de> MapAccess<'de> for RawValueAccess<'de> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Counting the units of an escaped body gives the units of its unescaped text, with
+    /// every escape at the start, the middle and the end, next to 1-4 byte characters.
+    #[test]
+    fn escaped_units_are_the_units_of_the_unescaped_text() {
+        let escapes = [
+            r#"\""#,
+            r"\\",
+            r"\/",
+            r"\b",
+            r"\f",
+            r"\n",
+            r"\r",
+            r"\t",
+            r"\u00e9",
+            r"\u0041",
+            r"\ud83d\ude00",
+            r"\u2028",
+        ];
+        let around = ["", "a", "é", "€", "😀", "\\\\", "ab\\ncd"];
+        let mut n = 0;
+        for e in escapes {
+            for a in around {
+                for b in around {
+                    for body in
+                        [format!("{e}{a}{b}"), format!("{a}{e}{b}"), format!("{a}{b}{e}"), format!("{a}{e}{e}{b}")]
+                    {
+                        let text = unescape(&body).unwrap();
+                        assert_eq!(escaped_js_len(&body), Some(crate::content::js_len(&text)), "{body:?}");
+                        assert_eq!(crate::content::js_len(&text), text.encode_utf16().count() as u64, "{body:?}");
+                        n += 1;
+                    }
+                }
+            }
+        }
+        assert!(n > 2000);
+        assert_eq!(escaped_js_len(r"cut \u00"), None);
+        assert_eq!(escaped_js_len("cut \\"), None);
+    }
     use serde_json::Value;
 
     /// Whatever the skimmer accepts, serde_json accepts, with the same value.
