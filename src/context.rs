@@ -707,19 +707,6 @@ mod skip_tests {
         t
     }
 
-    /// Every `.jsonl` file under `dir`.
-    fn jsonl_under(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-        let Ok(list) = std::fs::read_dir(dir) else { return };
-        for e in list.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                jsonl_under(&p, out);
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
-                out.push(p);
-            }
-        }
-    }
-
     /// Compare, in one session, every message's count from its lines with the characters of
     /// its decoded blocks, and the estimate at every leaf with `materialize`'s. Returns how
     /// many messages were counted from their lines and how many fell back to their blocks.
@@ -753,14 +740,7 @@ mod skip_tests {
     /// line are arcturn, crab and Claude Code), and the estimate at every leaf is `materialize`'s.
     #[test]
     fn counting_messages_gives_the_characters_of_their_blocks() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let real = root.join("../shared/real");
-        if !real.exists() && std::env::var("CI").as_deref() == Ok("true") {
-            panic!("{} is missing (CI=true)", real.display());
-        }
-        let mut files = Vec::new();
-        jsonl_under(&root.join("testdata"), &mut files);
-        jsonl_under(&real, &mut files);
+        let files = crate::test_corpus::session_files();
         let mut by_format: HashMap<&str, (usize, usize)> = HashMap::default();
         for p in &files {
             let Ok(src) = Source::from_bytes("t", std::fs::read(p).unwrap()) else { continue };

@@ -50,3 +50,6 @@ pub mod time;
 pub mod trace;
 pub mod tree;
 pub mod view;
+
+#[cfg(test)]
+mod test_corpus;

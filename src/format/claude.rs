@@ -1226,32 +1226,12 @@ mod tests {
         }
     }
 
-    /// Every `.jsonl` file under `dir`.
-    fn jsonl_under(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-        let Ok(list) = std::fs::read_dir(dir) else { return };
-        for e in list.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                jsonl_under(&p, out);
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
-                out.push(p);
-            }
-        }
-    }
-
     /// The fold hands over packed keys and tool uses of its own making, from the keys made
     /// while decoding: they must be what a rebuild from the folded entries gives, on every
     /// Claude Code file of the testdata and of the real corpus.
     #[test]
     fn folded_keys_and_tool_uses_are_a_rebuild_of_the_entries() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let real = root.join("../shared/real");
-        if !real.exists() && std::env::var("CI").as_deref() == Ok("true") {
-            panic!("{} is missing (CI=true)", real.display());
-        }
-        let mut files = Vec::new();
-        jsonl_under(&root.join("testdata"), &mut files);
-        jsonl_under(&real, &mut files);
+        let files = crate::test_corpus::session_files();
         let mut inputs: Vec<(String, Vec<u8>)> =
             files.iter().map(|f| (f.display().to_string(), std::fs::read(f).unwrap())).collect();
         // Big enough to be decoded in parts: lines without a uuid (titles) get ids made from
