@@ -479,8 +479,9 @@ enum Decoded {
 }
 
 /// The content blocks of every message on `path` from position `from` on that is sent (not
-/// excluded), decoded in parallel: re-reading each line's content is most of the work on a
-/// long branch, and each message decodes on its own.
+/// excluded), decoded in parallel (or counted, with [`Mode::Count`], where the format can):
+/// re-reading each line's content is most of the work on a long branch, and each message
+/// decodes on its own.
 fn decode_path(s: &Session<'_>, path: &[Ix], from: usize, mode: Mode) -> Vec<Decoded> {
     path.par_iter()
         .enumerate()

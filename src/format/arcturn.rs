@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::blocks::{self, str_of};
 use super::de::{cow, num, present, text_of, Content, Count, Float, IdDe, Num, Str, Ts};
+use super::tally;
 use super::{push_lean, unknown, Decoder, Effort, LineResult, Record};
 use crate::content::{self, Block};
 use crate::finding::{Code, Finding};
@@ -48,10 +49,10 @@ pub fn content(_: &Entry<'_>, lines: &[Value]) -> content::Content {
     content::Content { blocks: blocks::list(body), error }
 }
 
-/// [`content`] counted ([`Decoder::tally`]): the first line's `message.content`, all of it
+/// [`content()`] counted ([`Decoder::tally`]): the first line's `message.content`, all of it
 /// inside one tool result when the role is `toolResult`.
 fn tally(lines: &[&str]) -> Option<content::Tally> {
-    let m = blocks::line_tally(lines.first()?)?.message;
+    let m = tally::line_tally(lines.first()?)?.message;
     Some(if m.tool_result { content::Tally { other: m.content.nested(), ..Default::default() } } else { m.content })
 }
 

@@ -19,6 +19,7 @@ use serde_json::Value;
 
 use super::blocks;
 use super::de::{cow, num, present, Content, MaybeContent, Num, Str, Ts};
+use super::tally;
 use super::{push_lean, unknown, Decoded, Decoder, Detail, Effort, EntryKeys, Fail, Fed, LineResult, Record, Stitch};
 use crate::content::{self, Block};
 use crate::finding::{Code, Finding};
@@ -1169,7 +1170,7 @@ pub fn content(_: &Entry<'_>, lines: &[Value]) -> content::Content {
 fn tally(lines: &[&str]) -> Option<content::Tally> {
     let mut t = content::Tally::default();
     for l in lines {
-        let l = blocks::line_tally(l)?;
+        let l = tally::line_tally(l)?;
         let c = if l.message.has_content { l.message.content } else { l.content };
         t.thinking += c.thinking;
         t.has_thinking |= c.has_thinking;

@@ -32,7 +32,7 @@ pub fn content(_: &Entry<'_>, lines: &[serde_json::Value]) -> crate::content::Co
 
 /// [`content`] counted ([`super::Decoder::tally`]): the first line's `message.content`.
 fn tally(lines: &[&str]) -> Option<crate::content::Tally> {
-    Some(super::blocks::line_tally(lines.first()?)?.message.content)
+    Some(super::tally::line_tally(lines.first()?)?.message.content)
 }
 
 fn explain<'a>(b: &'a [u8]) -> Option<String> {

@@ -14,6 +14,7 @@ pub mod crab;
 pub mod de;
 pub mod pi;
 pub mod skim;
+pub mod tally;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;

@@ -30,7 +30,7 @@ const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 /// This crate's own protocol, for counting text without copying it: a value deserialized as
 /// a newtype struct of this name is, when it is a string, handed to `visit_newtype_struct`
 /// as the number of UTF-16 code units of its text (a `u64`), counted on the escaped bytes
-/// ([`escaped_js_len`]) instead of unescaping them into a new string. Any other value is
+/// (`escaped_js_len`) instead of unescaping them into a new string. Any other value is
 /// deserialized as usual.
 pub const JS_LEN_TOKEN: &str = "$arcturn_inspect::private::JsLen";
 

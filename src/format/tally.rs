@@ -1,0 +1,450 @@
+//! Content blocks counted, not decoded: the characters a context estimate counts in a
+//! message (`crate::context`), read straight from its line by a visitor over the skimming
+//! parser. It follows [`blocks::list`] and [`blocks::block`] shape for shape, measures every
+//! member a count could need as it passes (a block's type may come after them), and builds
+//! no block and copies no string: the skimmer counts a text's UTF-16 units on its escaped
+//! bytes ([`JS_LEN_TOKEN`]). Formats count a message through here ([`super::Decoder::tally`]).
+
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+
+#[cfg(doc)]
+use super::blocks;
+use super::skim::JS_LEN_TOKEN;
+use crate::content::{js_len, Tally, IMAGE_CHARS};
+
+/// The visits of a value that is not what is looked for: read and let go.
+macro_rules! not_it {
+    ($v:expr) => {
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            Ok($v)
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            Ok($v)
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($v)
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Ok($v)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok($v)
+        }
+        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok($v)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+            while a.next_element::<IgnoredAny>()?.is_some() {}
+            Ok($v)
+        }
+    };
+}
+
+/// A message's `content` counted as [`blocks::list`] decodes it and a context estimate counts its
+/// blocks (`crate::context`), read straight from the line: no block is built and no string
+/// copied. It fails, and the caller decodes the blocks instead, wherever the count needs a
+/// block whole: a block that is not an object or whose type is unknown, an image with no
+/// data or URL, a tool result whose content is neither text, a list nor null (the skimmer
+/// also fails on a key written twice, which serde_json settles).
+pub struct ListTally(pub Tally);
+
+impl<'de> Deserialize<'de> for ListTally {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // Text is counted by the skimmer, uncopied.
+        d.deserialize_newtype_struct(JS_LEN_TOKEN, ListVisitor)
+    }
+}
+
+struct ListVisitor;
+
+impl<'de> Visitor<'de> for ListVisitor {
+    type Value = ListTally;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("text, a list of blocks or null")
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<ListTally, E> {
+        Ok(ListTally(Tally { other: js_len(s), ..Tally::default() }))
+    }
+
+    /// Text, counted by the skimmer ([`JS_LEN_TOKEN`]).
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<ListTally, D::Error> {
+        let units = d.deserialize_u64(Units)?.0.unwrap_or_default();
+        Ok(ListTally(Tally { other: units, ..Tally::default() }))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<ListTally, E> {
+        Ok(ListTally(Tally::default()))
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<ListTally, E> {
+        Ok(ListTally(Tally::default()))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<ListTally, A::Error> {
+        let mut t = Tally::default();
+        while let Some(BlockTally(b)) = a.next_element()? {
+            t.thinking += b.thinking;
+            t.has_thinking |= b.has_thinking;
+            t.other += b.other;
+        }
+        Ok(ListTally(t))
+    }
+}
+
+/// What a format's count reads of a line ([`crate::format::Decoder::tally`]): its `message`
+/// member and its top-level `content`, each counted as [`blocks::list`] decodes it.
+#[derive(Default)]
+pub struct LineTally {
+    pub message: MessageTally,
+    /// The top-level `content` (absent and null both count nothing).
+    pub content: Tally,
+}
+
+/// A line's `message`, when it is an object.
+#[derive(Default)]
+pub struct MessageTally {
+    /// Its `role` is `toolResult`.
+    pub tool_result: bool,
+    /// It has a `content` member (even null).
+    pub has_content: bool,
+    pub content: Tally,
+}
+
+/// Count one line (see [`LineTally`]); `None` when the line is no object, when a block
+/// needs decoding whole, or when the skimmer declines the line.
+pub fn line_tally(text: &str) -> Option<LineTally> {
+    super::skim::from_str::<LineTallyDe>(text).ok().map(|l| l.0)
+}
+
+struct LineTallyDe(LineTally);
+
+impl<'de> Deserialize<'de> for LineTallyDe {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = LineTallyDe;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a line")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<LineTallyDe, A::Error> {
+                let mut l = LineTally::default();
+                while let Some(k) = a.next_key::<Member>()? {
+                    match k {
+                        Member::Message => l.message = a.next_value::<MessageTallyDe>()?.0,
+                        Member::Content => {
+                            l.content = a.next_value::<Option<ListTally>>()?.map(|c| c.0).unwrap_or_default()
+                        }
+                        _ => {
+                            a.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(LineTallyDe(l))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+struct MessageTallyDe(MessageTally);
+
+impl<'de> Deserialize<'de> for MessageTallyDe {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = MessageTallyDe;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<MessageTallyDe, A::Error> {
+                let mut m = MessageTally::default();
+                while let Some(k) = a.next_key::<Member>()? {
+                    match k {
+                        Member::Role => m.tool_result = a.next_value::<Type>()? == Type::ToolResultRole,
+                        Member::Content => {
+                            m.has_content = true;
+                            m.content = a.next_value::<Option<ListTally>>()?.map(|c| c.0).unwrap_or_default();
+                        }
+                        _ => {
+                            a.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(MessageTallyDe(m))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<MessageTallyDe, E> {
+                Ok(MessageTallyDe(MessageTally::default()))
+            }
+            not_it!(MessageTallyDe(MessageTally::default()));
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// One block counted as [`blocks::block`] decodes it. The type may come after the members it
+/// decides on, so every member the count could need is measured as it passes.
+struct BlockTally(Tally);
+
+impl<'de> Deserialize<'de> for BlockTally {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(BlockVisitor)
+    }
+}
+
+struct BlockVisitor;
+
+impl<'de> Visitor<'de> for BlockVisitor {
+    type Value = BlockTally;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a content block")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<BlockTally, A::Error> {
+        let mut ty = None;
+        let (mut text, mut thinking, mut name, mut summary) = (None, None, None, None);
+        let (mut data, mut url, mut source) = (None, None, None);
+        let (mut arguments, mut input, mut block) = (None, None, None);
+        let mut content: Option<ListTally> = None;
+        while let Some(k) = a.next_key::<Member>()? {
+            match k {
+                Member::Type => ty = Some(a.next_value::<Type>()?),
+                Member::Text => text = a.next_value::<StrLen>()?.0,
+                Member::Thinking => thinking = a.next_value::<StrLen>()?.0,
+                Member::Name => name = a.next_value::<StrLen>()?.0,
+                Member::Summary => summary = a.next_value::<StrLen>()?.0,
+                Member::Data => data = a.next_value::<StrLen>()?.0,
+                Member::Url => url = a.next_value::<StrLen>()?.0,
+                Member::Source => source = Some(a.next_value::<SourceProbe>()?),
+                Member::Arguments => arguments = Some(a.next_value::<Value>()?),
+                Member::Input => input = Some(a.next_value::<Value>()?),
+                Member::Block => block = Some(a.next_value::<Value>()?),
+                Member::Content => content = a.next_value::<Option<ListTally>>()?,
+                Member::Message | Member::Role | Member::Other => {
+                    a.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        let json_len = |v: Option<Value>| js_len(&v.unwrap_or(Value::Null).to_string());
+        let other = |n: u64| Ok(BlockTally(Tally { other: n, ..Tally::default() }));
+        match ty.unwrap_or(Type::Unknown) {
+            Type::Text => other(text.unwrap_or(0)),
+            Type::Thinking => Ok(BlockTally(Tally { thinking: thinking.unwrap_or(0), has_thinking: true, other: 0 })),
+            Type::RedactedThinking => Ok(BlockTally(Tally { has_thinking: true, ..Tally::default() })),
+            Type::ToolCall => other(name.unwrap_or(0) + json_len(arguments)),
+            Type::ToolUse => other(name.unwrap_or(0) + json_len(input)),
+            Type::ToolResult => other(content.map_or(0, |c| c.0.nested())),
+            Type::Image => {
+                let source = source.unwrap_or_default();
+                if data.is_some() || source.data || source.url || url.is_some() {
+                    other(IMAGE_CHARS)
+                } else {
+                    Err(de::Error::custom("an image with no data or URL is counted whole"))
+                }
+            }
+            Type::Compaction => other(summary.unwrap_or(0)),
+            Type::ServerTool => other(json_len(block)),
+            Type::ToolResultRole | Type::Unknown => Err(de::Error::custom("a block of unknown type is counted whole")),
+        }
+    }
+}
+
+/// The members of a block that [`blocks::block`] reads to count it.
+enum Member {
+    Type,
+    Text,
+    Thinking,
+    Name,
+    Summary,
+    Data,
+    Url,
+    Source,
+    Arguments,
+    Input,
+    Block,
+    Content,
+    Message,
+    Role,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Member {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Member;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_str<E: de::Error>(self, k: &str) -> Result<Member, E> {
+                Ok(match k {
+                    "type" => Member::Type,
+                    "text" => Member::Text,
+                    "thinking" => Member::Thinking,
+                    "name" => Member::Name,
+                    "summary" => Member::Summary,
+                    "data" => Member::Data,
+                    "url" => Member::Url,
+                    "source" => Member::Source,
+                    "arguments" => Member::Arguments,
+                    "input" => Member::Input,
+                    "block" => Member::Block,
+                    "content" => Member::Content,
+                    "message" => Member::Message,
+                    "role" => Member::Role,
+                    _ => Member::Other,
+                })
+            }
+        }
+        d.deserialize_identifier(V)
+    }
+}
+
+/// A block's `type`, as [`blocks::block`] tells them apart (a type that is no string is unknown).
+#[derive(PartialEq)]
+enum Type {
+    Text,
+    Thinking,
+    RedactedThinking,
+    ToolCall,
+    ToolUse,
+    ToolResult,
+    Image,
+    Compaction,
+    ServerTool,
+    /// Not a block type: the role of an arcturn tool result message.
+    ToolResultRole,
+    Unknown,
+}
+
+impl<'de> Deserialize<'de> for Type {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Type;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a block type")
+            }
+            fn visit_str<E: de::Error>(self, t: &str) -> Result<Type, E> {
+                Ok(match t {
+                    "text" => Type::Text,
+                    "thinking" => Type::Thinking,
+                    "redacted_thinking" => Type::RedactedThinking,
+                    "toolCall" => Type::ToolCall,
+                    "tool_use" => Type::ToolUse,
+                    "tool_result" => Type::ToolResult,
+                    "image" => Type::Image,
+                    "compaction" => Type::Compaction,
+                    "serverTool" => Type::ServerTool,
+                    "toolResult" => Type::ToolResultRole,
+                    _ => Type::Unknown,
+                })
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Type, A::Error> {
+                while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Type::Unknown)
+            }
+            not_it!(Type::Unknown);
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The characters of a string member ([`js_len`]); `None` when the member is no string,
+/// which the decode reads as absent.
+struct StrLen(Option<u64>);
+
+impl<'de> Deserialize<'de> for StrLen {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_newtype_struct(JS_LEN_TOKEN, StrLenVisitor)
+    }
+}
+
+struct StrLenVisitor;
+
+impl<'de> Visitor<'de> for StrLenVisitor {
+    type Value = StrLen;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any value")
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<StrLen, E> {
+        Ok(StrLen(Some(js_len(s))))
+    }
+
+    /// Text, counted by the skimmer ([`JS_LEN_TOKEN`]): its units come as a number.
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<StrLen, D::Error> {
+        d.deserialize_u64(Units)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<StrLen, A::Error> {
+        while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(StrLen(None))
+    }
+
+    not_it!(StrLen(None));
+}
+
+/// The units of a text as the skimmer counts them ([`JS_LEN_TOKEN`]).
+struct Units;
+
+impl Visitor<'_> for Units {
+    type Value = StrLen;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a count of UTF-16 units")
+    }
+
+    fn visit_u64<E: de::Error>(self, n: u64) -> Result<StrLen, E> {
+        Ok(StrLen(Some(n)))
+    }
+}
+
+/// Whether an image's `source` holds data or a URL as text ([`blocks::block`]).
+#[derive(Default)]
+struct SourceProbe {
+    data: bool,
+    url: bool,
+}
+
+impl<'de> Deserialize<'de> for SourceProbe {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(SourceVisitor)
+    }
+}
+
+struct SourceVisitor;
+
+impl<'de> Visitor<'de> for SourceVisitor {
+    type Value = SourceProbe;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any value")
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<SourceProbe, E> {
+        Ok(SourceProbe::default())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<SourceProbe, A::Error> {
+        let mut p = SourceProbe::default();
+        while let Some(k) = a.next_key::<Member>()? {
+            match k {
+                Member::Data => p.data = a.next_value::<StrLen>()?.0.is_some(),
+                Member::Url => p.url = a.next_value::<StrLen>()?.0.is_some(),
+                _ => {
+                    a.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(p)
+    }
+
+    not_it!(SourceProbe::default());
+}
