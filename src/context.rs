@@ -790,6 +790,7 @@ mod skip_tests {
             r#"42"#,
             r#"{"type":"text","text":"an object, not a list"}"#,
             r#"[]"#,
+            r#"[{"type":"text","citations":[{"q":"}]\"{[\\","n":[[],{}]}],"text":"after ignored brackets","cache_control":{"type":"ephemeral"}}]"#,
         ];
         let mut arcturn =
             vec![r#"{"kind":"session","version":1,"id":"s","timestamp":"2026-11-02T09:14:03.463Z"}"#.to_string()];
@@ -835,6 +836,15 @@ mod skip_tests {
                 cparent = format!("\"{id}\"");
             }
         }
+        // Objects and arrays the count does not read, with brackets and quotes in their strings,
+        // before and after the message.
+        for (i, c) in blocks.iter().enumerate() {
+            let id = format!("t{i}");
+            claude.push(format!(
+                r#"{{"parentUuid":{cparent},"toolUseResult":{{"stdout":"}}]\"{{[\\","x":[{{"y":"]]]"}}]}},"sessionId":"s","type":"user","uuid":"{id}","timestamp":"2026-02-11T10:00:01.000Z","message":{{"role":"user","content":{c}}},"data":[{{"z":"}}"}}]}}"#
+            ));
+            cparent = format!("\"{id}\"");
+        }
         for (name, lines, format) in [("arcturn", arcturn, "arcturn"), ("claude", claude, "claude")] {
             let src = Source::from_bytes(name, lines.join("\n").into_bytes()).unwrap();
             let s = Session::load(&src, None).unwrap();
@@ -859,8 +869,12 @@ mod skip_tests {
                     "e15user",
                     "e21user",
                     "e24user",
+                    "e25user",
                 ],
-                _ => &["u0", "u1", "u2", "u12", "u13", "u18", "u19", "u20", "u66", "u67", "u126", "u144"],
+                _ => &[
+                    "u0", "u1", "u2", "u12", "u13", "u18", "u19", "u20", "u66", "u67", "u126", "u144", "u150", "t0",
+                    "t2", "t25",
+                ],
             };
             for id in must {
                 let ix = s.entries.iter().position(|e| e.id.to_json() == serde_json::json!(id));

@@ -41,6 +41,9 @@ const PARALLEL_MIN_BYTES: usize = 4 << 20;
 const CHUNKS_PER_THREAD: usize = 16;
 /// How many first lines detection looks at.
 const DETECT_LINES: usize = 50;
+/// Once a format is recognised, detection reads on only until this many bytes of lines are
+/// read: a session's first lines can be megabytes of tool output, all decoded again later.
+const DETECT_BYTES: usize = 64 << 10;
 
 /// What one line decoded to.
 pub enum Record<'a> {
@@ -870,15 +873,19 @@ fn last_line_len(source: &Source) -> usize {
 /// Tell the formats apart by the first lines (FORMATS.md section 3, FORMATS-REAL.md
 /// section 5): every non-blank line of the first [`DETECT_LINES`] is matched against the
 /// formats' signatures, never line 1 alone; two formats' signatures are an error naming
-/// both lines.
+/// both lines. Once a format is recognised, the lines read stop at [`DETECT_BYTES`].
 pub fn detect(source: &Source) -> Result<Format> {
     let bytes = source.bytes();
     // The first two lines, shown (masked) only when no format is recognised.
     let mut seen: Vec<&[u8]> = Vec::new();
     let mut found: Option<(Format, u32)> = None;
-    let mut lines = 0;
+    let (mut lines, mut read) = (0, 0);
     for line in source.lines().take(DETECT_LINES * 4) {
+        if found.is_some() && read >= DETECT_BYTES {
+            break;
+        }
         let b = &bytes[line.span.clone()];
+        read += b.len();
         if b.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
@@ -1092,6 +1099,34 @@ mod tests {
             assert_eq!(too_deep(line.as_bytes()).is_none(), serde_ok, "depth {depth} {wrap}");
         }
         assert_eq!(too_deep(format!("{}{}", "[".repeat(128), "]".repeat(128)).as_bytes()), Some(128));
+    }
+
+    /// Two formats' signatures among the first lines are an error naming both lines; once a
+    /// format is recognised, lines past the first [`DETECT_BYTES`] are not read for it.
+    #[test]
+    fn two_formats_in_the_first_lines_are_an_error_within_the_byte_budget() {
+        let arcturn = r#"{"kind":"session","version":1,"id":"s"}"#;
+        let crab = r#"{"kind":"meta","version":1}"#;
+        let filler = |n: usize| format!(r#"{{"kind":"message","note":"{}"}}"#, "x".repeat(n));
+        let detect_text = |lines: &[&str]| {
+            let text = lines.join("\n") + "\n";
+            detect(&Source::from_bytes("t.jsonl", text.into_bytes()).unwrap())
+        };
+        let small = filler(100);
+        let err = detect_text(&[arcturn, &small, crab]).unwrap_err().to_string();
+        assert!(
+            err.contains("t.jsonl:3:") && err.contains("line 3 looks like crab but line 1 looks like arcturn"),
+            "{err}"
+        );
+        // Lines are read while fewer than the budget's bytes are: a line just inside it is
+        // followed by one more, a line past it by none.
+        let inside = filler(DETECT_BYTES - 200);
+        assert!(detect_text(&[arcturn, &inside, crab]).is_err());
+        let big = filler(DETECT_BYTES);
+        assert_eq!(detect_text(&[arcturn, &big, crab]).unwrap(), Format::Arcturn);
+        // Before a format is recognised there is no budget: the first signature is found
+        // however long the lines before it.
+        assert_eq!(detect_text(&[&big, &big, crab]).unwrap(), Format::Crab);
     }
 
     #[test]

@@ -56,6 +56,22 @@ pub fn from_str_seed<'de, S: DeserializeSeed<'de>>(text: &'de str, seed: S) -> R
     Ok(v)
 }
 
+/// Deserialize `T` from one line that was already read whole and accepted (by this parser
+/// or by serde_json): an object or array `T` ignores is skipped by matching its brackets
+/// outside strings, 64 bytes at a time, with nothing inside it checked again
+/// ([`Skim::skip_container`]). What `T` reads is parsed and checked as in [`from_str`]. On a
+/// line that is not valid JSON the result may differ from [`from_str`]'s, never more.
+pub fn from_accepted_str<'de, T: de::Deserialize<'de>>(text: &'de str) -> Result<T> {
+    let mut s = Skim::new(text, None);
+    s.accepted = true;
+    let v = T::deserialize(&mut s)?;
+    s.ws();
+    if s.i != text.len() {
+        return Err(DECLINED);
+    }
+    Ok(v)
+}
+
 /// Why the skimmer stopped. It explains nothing else: the caller asks serde_json.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Error {
@@ -175,13 +191,16 @@ struct Skim<'de> {
     keys: Vec<SeenKey<'de>>,
     /// `Some` in [`audit`]: anomalies are collected here instead of declining the line.
     audit: Option<Vec<Anomaly>>,
+    /// The line was accepted before ([`from_accepted_str`]): ignored containers are skipped
+    /// unchecked.
+    accepted: bool,
 }
 
 impl<'de> Skim<'de> {
     fn new(text: &'de str, audit: Option<Vec<Anomaly>>) -> Skim<'de> {
         // Room for the keys of a typical line's open objects at once: the vector does not
         // grow (and copy) key by key on every line.
-        Skim { s: text, b: text.as_bytes(), i: 0, depth: 0, keys: Vec::with_capacity(32), audit }
+        Skim { s: text, b: text.as_bytes(), i: 0, depth: 0, keys: Vec::with_capacity(32), audit, accepted: false }
     }
 
     /// Note an anomaly: collected when auditing, else the line is declined.
@@ -403,6 +422,58 @@ impl<'de> Skim<'de> {
         }
     }
 
+    /// Skip the object or array whose opening bracket is at `self.i` by matching brackets
+    /// outside strings, without checking anything inside (for lines accepted before:
+    /// [`from_accepted_str`]). Each 64-byte block is classified at once: quotes not escaped
+    /// by a backslash run ([`escaped_bits`]) open and close strings (their running parity,
+    /// a prefix XOR), and only brackets outside strings count; a block is walked bracket by
+    /// bracket only when its closing brackets could bring the depth to zero. A container
+    /// that does not close on the line is declined.
+    fn skip_container(&mut self) -> Result<()> {
+        let b = self.b;
+        let mut at = self.i;
+        let mut depth = 0u64;
+        let mut carry = 0u64;
+        // All ones while a string that began in an earlier block is still open.
+        let mut in_string = 0u64;
+        loop {
+            let mut pad = [b' '; 64];
+            let block: &[u8; 64] = match b.get(at..at + 64) {
+                Some(full) => full.try_into().map_err(|_| DECLINED)?,
+                None => {
+                    let tail = b.get(at..).filter(|t| !t.is_empty()).ok_or(DECLINED)?;
+                    pad[..tail.len()].copy_from_slice(tail);
+                    &pad
+                }
+            };
+            let m = Masks::of64(block);
+            let quotes = m.quote & !escaped_bits(m.backslash, &mut carry);
+            let strings = prefix_xor(quotes) ^ in_string;
+            in_string = 0u64.wrapping_sub(strings >> 63);
+            let open = either64(block, b'{', b'[') & !strings;
+            let close = either64(block, b'}', b']') & !strings;
+            if depth > u64::from(close.count_ones()) {
+                depth = depth + u64::from(open.count_ones()) - u64::from(close.count_ones());
+            } else {
+                let mut all = open | close;
+                while all != 0 {
+                    let bit = all & all.wrapping_neg();
+                    all &= all - 1;
+                    if open & bit != 0 {
+                        depth += 1;
+                    } else {
+                        depth = depth.checked_sub(1).ok_or(DECLINED)?;
+                        if depth == 0 {
+                            self.i = at + bit.trailing_zeros() as usize + 1;
+                            return Ok(());
+                        }
+                    }
+                }
+            }
+            at += 64;
+        }
+    }
+
     fn key_colon(&mut self, frame: usize) -> Result<()> {
         if self.peek()? != b'"' {
             return Err(DECLINED);
@@ -584,6 +655,15 @@ impl Masks {
     }
 }
 
+/// Bit `k` is the parity of the set bits `0..=k` of `x`: with `x` the unescaped quotes of a
+/// block, the bits inside strings (each opening quote included, each closing one not).
+fn prefix_xor(mut x: u64) -> u64 {
+    for shift in [1, 2, 4, 8, 16, 32] {
+        x ^= x << shift;
+    }
+    x
+}
+
 /// Bits of the bytes of a block equal to `a` or `b`.
 #[cfg(target_arch = "x86_64")]
 fn either64(block: &[u8; 64], a: u8, b: u8) -> u64 {
@@ -734,7 +814,11 @@ impl<'de> Deserializer<'de> for &mut Skim<'de> {
     }
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
-        self.skip_value()?;
+        if self.accepted && matches!(self.peek()?, b'{' | b'[') {
+            self.skip_container()?;
+        } else {
+            self.skip_value()?;
+        }
         v.visit_unit()
     }
 
@@ -1073,6 +1157,84 @@ mod tests {
                     assert_eq!(got >> k & 1 == 1, want[blk * 64 + k], "block {blk} byte {k}");
                 }
             }
+        }
+    }
+
+    /// Skipping a container of an accepted line by its brackets ends where walking it does:
+    /// random nestings of objects and arrays whose strings hold brackets, escaped quotes and
+    /// backslash runs, at every offset across the 64-byte blocks.
+    #[test]
+    fn skipping_an_accepted_container_ends_where_walking_it_does() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        const PIECES: [&str; 14] =
+            ["{", "}", "[", "]", r#"\""#, r"\\", "a", "é", "😀", " ", ",", ":", r"\n", r"\u005b"];
+        fn value(next: &mut dyn FnMut(u64) -> u64, depth: u32, out: &mut String) {
+            match if depth > 5 { 2 + next(2) } else { next(4) } {
+                0 => {
+                    out.push('{');
+                    for k in 0..next(4) {
+                        if k > 0 {
+                            out.push(',');
+                        }
+                        out.push_str(&format!("\"k{k}\":"));
+                        value(next, depth + 1, out);
+                    }
+                    out.push('}');
+                }
+                1 => {
+                    out.push('[');
+                    for k in 0..next(4) {
+                        if k > 0 {
+                            out.push(',');
+                        }
+                        value(next, depth + 1, out);
+                    }
+                    out.push(']');
+                }
+                2 => {
+                    out.push('"');
+                    for _ in 0..next(90) {
+                        out.push_str(PIECES[next(PIECES.len() as u64) as usize]);
+                    }
+                    out.push('"');
+                }
+                _ => out.push_str(["1", "-2.5e3", "true", "null"][next(4) as usize]),
+            }
+        }
+        let mut skipped = 0;
+        for _ in 0..3000 {
+            let mut v = String::new();
+            value(&mut next, 0, &mut v);
+            if !v.starts_with(['{', '[']) {
+                continue;
+            }
+            let pad = " ".repeat(next(64) as usize);
+            let line = format!("[{pad}{v},{v}]");
+            assert!(serde_json::from_str::<Value>(&line).is_ok(), "{line}");
+            let at = 1 + pad.len();
+            let mut walked = Skim::new(&line, None);
+            walked.i = at;
+            walked.skip_value().unwrap();
+            let mut matched = Skim::new(&line, None);
+            matched.i = at;
+            matched.skip_container().unwrap();
+            assert_eq!(matched.i, walked.i, "{line}");
+            assert_eq!(matched.i, at + v.len());
+            let all: Vec<de::IgnoredAny> = from_accepted_str(&line).unwrap();
+            assert_eq!(all.len(), 2);
+            skipped += 1;
+        }
+        assert!(skipped > 1000, "{skipped}");
+        // A container that does not close on the line is declined, never read past.
+        for cut in ["[1,[2]", r#"{"a":"]}"#, r#"{"a":"\"}"#, "["] {
+            let mut s = Skim::new(cut, None);
+            assert_eq!(s.skip_container(), Err(DECLINED), "{cut}");
         }
     }
 

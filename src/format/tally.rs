@@ -116,9 +116,11 @@ pub struct MessageTally {
 }
 
 /// Count one line (see [`LineTally`]); `None` when the line is no object, when a block
-/// needs decoding whole, or when the skimmer declines the line.
+/// needs decoding whole, or when the skimmer declines the line. The line is one the load
+/// decoded: the objects and arrays the count does not read (a Claude Code line's copy of
+/// the tool output, say) are skipped unchecked ([`super::skim::from_accepted_str`]).
 pub fn line_tally(text: &str) -> Option<LineTally> {
-    super::skim::from_str::<LineTallyDe>(text).ok().map(|l| l.0)
+    super::skim::from_accepted_str::<LineTallyDe>(text).ok().map(|l| l.0)
 }
 
 struct LineTallyDe(LineTally);
