@@ -43,7 +43,7 @@ const CHUNKS_PER_THREAD: usize = 16;
 const DETECT_LINES: usize = 50;
 /// Once a format is recognised, detection reads on only until this many bytes of lines are
 /// read: a session's first lines can be megabytes of tool output, all decoded again later.
-const DETECT_BYTES: usize = 64 << 10;
+const DETECT_BYTES: usize = 16 << 10;
 
 /// What one line decoded to.
 pub enum Record<'a> {

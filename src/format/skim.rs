@@ -169,6 +169,8 @@ const FEW_KEYS: usize = 16;
 /// A key seen in an object that is still open.
 struct SeenKey<'de> {
     key: Cow<'de, str>,
+    /// [`fingerprint`] of the key: keys with different ones differ.
+    print: u64,
     /// Byte offset of its opening quote.
     at: usize,
 }
@@ -220,12 +222,13 @@ impl<'de> Skim<'de> {
         let at = self.i;
         let key = self.parse_str()?;
         let seen = &self.keys[frame..];
+        let print = fingerprint(&key);
         if seen.len() < FEW_KEYS {
-            if let Some(first) = seen.iter().find(|k| k.key == key).map(|k| k.at) {
+            if let Some(first) = seen.iter().find(|k| k.print == print && k.key == key).map(|k| k.at) {
                 self.anomaly(Anomaly::DuplicateKey { key: key.to_string(), first: first + 1, again: at + 1 })?;
             }
         }
-        self.keys.push(SeenKey { key: key.clone(), at });
+        self.keys.push(SeenKey { key: key.clone(), at, print });
         Ok(key)
     }
 
@@ -653,6 +656,17 @@ impl Masks {
         }
         m
     }
+}
+
+/// A key's length and first 7 bytes in one word, so that most keys of an object are told
+/// apart without comparing their bytes (equal keys have equal fingerprints; keys of up to 7
+/// bytes with equal fingerprints are equal).
+fn fingerprint(key: &str) -> u64 {
+    let mut head = [0u8; 8];
+    let b = key.as_bytes();
+    let n = b.len().min(7);
+    head[..n].copy_from_slice(&b[..n]);
+    u64::from_le_bytes(head) | (b.len() as u64) << 56
 }
 
 /// Bit `k` is the parity of the set bits `0..=k` of `x`: with `x` the unescaped quotes of a
