@@ -1301,6 +1301,10 @@ mod tests {
             (format!(r#"{{"a":1,"skip":{big_dup}}}"#), true),
             (format!(r#"{{"a":1,"skip":{big_ok}}}"#), false),
             (r#"{"a":1,"skip":[{"x":1},{"x":2}],"more":{"x":3}}"#.to_string(), false),
+            // Keys alike in length and first 7 bytes (one fingerprint) are compared whole.
+            (r#"{"a":1,"skip":{"parentId":1,"parentIx":2,"parentI":3,"parent":4}}"#.to_string(), false),
+            (r#"{"a":1,"skip":{"parentId":1,"parentIx":2,"parentId":3}}"#.to_string(), true),
+            (r#"{"a":1,"skip":{"":1,"\u0000":2,"\u0000\u0000":3}}"#.to_string(), false),
         ] {
             assert_eq!(from_str::<Only>(&doc).is_err(), dup, "{doc}");
             assert_eq!(from_str::<Value>(&doc).is_err(), dup, "{doc}");
