@@ -662,11 +662,13 @@ impl Masks {
 /// apart without comparing their bytes (equal keys have equal fingerprints; keys of up to 7
 /// bytes with equal fingerprints are equal).
 fn fingerprint(key: &str) -> u64 {
-    let mut head = [0u8; 8];
     let b = key.as_bytes();
-    let n = b.len().min(7);
-    head[..n].copy_from_slice(&b[..n]);
-    u64::from_le_bytes(head) | (b.len() as u64) << 56
+    // (No copy of a variable length: that is a call to memcpy per key.)
+    let head = match b.first_chunk::<8>() {
+        Some(word) => u64::from_le_bytes(*word) & 0x00ff_ffff_ffff_ffff,
+        None => b.iter().rev().fold(0, |w, &c| w << 8 | u64::from(c)),
+    };
+    head | (b.len() as u64) << 56
 }
 
 /// Bit `k` is the parity of the set bits `0..=k` of `x`: with `x` the unescaped quotes of a
@@ -1281,6 +1283,15 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_fingerprint_is_the_length_and_the_first_7_bytes() {
+        assert_eq!(fingerprint(""), 0);
+        assert_eq!(fingerprint("ab"), 2 << 56 | 0x6261);
+        assert_eq!(fingerprint("parentI"), 7 << 56 | 0x0049_746e_6572_6170);
+        assert_eq!(fingerprint("parentId"), 8 << 56 | 0x0049_746e_6572_6170);
+        assert_eq!(fingerprint("parentIx"), fingerprint("parentId"));
     }
 
     #[test]
