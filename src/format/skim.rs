@@ -30,7 +30,7 @@ const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 /// This crate's own protocol, for counting text without copying it: a value deserialized as
 /// a newtype struct of this name is, when it is a string, handed to `visit_newtype_struct`
 /// as the number of UTF-16 code units of its text (a `u64`), counted on the escaped bytes
-/// (`escaped_js_len`) instead of unescaping them into a new string. Any other value is
+/// (`scan_str_units`) instead of unescaping them into a new string. Any other value is
 /// deserialized as usual.
 pub const JS_LEN_TOKEN: &str = "$arcturn_inspect::private::JsLen";
 
@@ -510,19 +510,37 @@ const ARRAY: usize = usize::MAX;
 /// integer arithmetic, so escapes cost no branch each. Only the rare escapes
 /// (`\/ \b \f \r \u`) are looked at one by one.
 fn scan_str(b: &[u8], from: usize) -> Option<(usize, bool)> {
+    scan::<false>(b, from).map(|(end, escaped, _)| (end, escaped))
+}
+
+/// [`scan_str`], and the UTF-16 code units of the text the body stands for, counted on its
+/// escaped bytes in the same pass ([`JS_LEN_TOKEN`]): a byte that starts a character is one
+/// unit and a 4-byte character two (a surrogate pair), as in [`crate::content::js_len`]; an
+/// escape is one unit for its two bytes (`\n`) or six (`\u00e9`), so each backslash that
+/// starts one takes a unit off, and each `u` after one four more.
+fn scan_str_units(b: &[u8], from: usize) -> Option<(usize, u64)> {
+    scan::<true>(b, from).map(|(end, _, units)| (end, units))
+}
+
+/// The scan of [`scan_str`]; with `UNITS`, the units of [`scan_str_units`] too (0 without).
+#[inline(always)]
+fn scan<const UNITS: bool>(b: &[u8], from: usize) -> Option<(usize, bool, u64)> {
     let rest = b.get(from..)?;
     if let Some(first) = rest.first_chunk::<16>() {
         let m = Masks::of16(first);
         let special = m.quote | m.backslash | m.control;
         if special & m.quote & special.wrapping_neg() != 0 {
             // The first special byte is the closing quote.
-            return Some((from + special.trailing_zeros() as usize + 1, false));
+            let len = special.trailing_zeros() as usize;
+            let units = if UNITS { utf16_units(&first[..len]) } else { 0 };
+            return Some((from + len + 1, false, units));
         }
     }
     let mut at = from;
     // 1 when the first byte of the next block is escaped by a backslash before it.
     let mut carry = 0u64;
     let mut had_escape = false;
+    let mut units = 0u64;
     // The position of the `u` of a low surrogate already checked with its high half.
     let mut paired = usize::MAX;
     loop {
@@ -544,6 +562,13 @@ fn scan_str(b: &[u8], from: usize) -> Option<(usize, bool)> {
             return None;
         }
         let escapes = escaped & inside;
+        if UNITS {
+            let c = CharMasks::of64(block);
+            let starts = (c.starts & inside).count_ones() + (c.four & inside).count_ones();
+            let introducers = (m.backslash & !escaped & inside).count_ones();
+            let unicode = (c.u & escapes).count_ones();
+            units += u64::from(starts) - u64::from(introducers) - 4 * u64::from(unicode);
+        }
         if escapes != 0 {
             had_escape = true;
             let unusual = escapes & !(m.quote | m.backslash | either64(block, b'n', b't'));
@@ -560,10 +585,15 @@ fn scan_str(b: &[u8], from: usize) -> Option<(usize, bool)> {
             }
         }
         if ends != 0 {
-            return Some((at + ends.trailing_zeros() as usize + 1, had_escape));
+            return Some((at + ends.trailing_zeros() as usize + 1, had_escape, units));
         }
         at += 64;
     }
+}
+
+/// The UTF-16 code units of UTF-8 bytes (see [`crate::content::js_len`]).
+fn utf16_units(b: &[u8]) -> u64 {
+    b.iter().map(|&c| u64::from((c as i8) >= -0x40) + u64::from(c >= 0xF0)).sum()
 }
 
 /// Check the `\uXXXX` escape whose `u` is at `p`. A surrogate must come as a high-low pair:
@@ -658,6 +688,56 @@ impl Masks {
     }
 }
 
+/// Bit masks of a block's bytes that start a character (all but UTF-8 continuation bytes,
+/// 0x80-0xBF), that lead a 4-byte character (0xF0 and up) and that are a `u`.
+#[derive(Debug, PartialEq, Eq)]
+struct CharMasks {
+    starts: u64,
+    four: u64,
+    u: u64,
+}
+
+impl CharMasks {
+    #[cfg(target_arch = "x86_64")]
+    fn of64(block: &[u8; 64]) -> CharMasks {
+        use safe_arch::{
+            cmp_eq_mask_i8_m128i, cmp_lt_mask_i8_m128i, load_unaligned_m128i, max_u8_m128i, move_mask_i8_m128i,
+            set_splat_i8_m128i,
+        };
+        let (cont, lead4, u) =
+            (set_splat_i8_m128i(-0x40), set_splat_i8_m128i(0xF0u8 as i8), set_splat_i8_m128i(b'u' as i8));
+        let mut c = CharMasks { starts: 0, four: 0, u: 0 };
+        for (k, part) in block.chunks_exact(16).enumerate() {
+            let Ok(part) = <&[u8; 16]>::try_from(part) else { break };
+            let v = load_unaligned_m128i(part);
+            let bits = |m| u64::from(move_mask_i8_m128i(m) as u16) << (16 * k);
+            c.starts |= bits(cmp_lt_mask_i8_m128i(v, cont));
+            c.four |= bits(cmp_eq_mask_i8_m128i(max_u8_m128i(v, lead4), v));
+            c.u |= bits(cmp_eq_mask_i8_m128i(v, u));
+        }
+        // The compare found the continuation bytes.
+        c.starts = !c.starts;
+        c
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    fn of64(block: &[u8; 64]) -> CharMasks {
+        CharMasks::scalar(block)
+    }
+
+    /// Byte by byte: the reference the vector version is tested against.
+    #[cfg(any(test, not(target_arch = "x86_64")))]
+    fn scalar(block: &[u8]) -> CharMasks {
+        let mut c = CharMasks { starts: 0, four: 0, u: 0 };
+        for (k, &b) in block.iter().enumerate() {
+            c.starts |= u64::from((b as i8) >= -0x40) << k;
+            c.four |= u64::from(b >= 0xF0) << k;
+            c.u |= u64::from(b == b'u') << k;
+        }
+        c
+    }
+}
+
 /// A key's length and first 7 bytes in one word, so that most keys of an object are told
 /// apart without comparing their bytes (equal keys have equal fingerprints; keys of up to 7
 /// bytes with equal fingerprints are equal).
@@ -698,23 +778,6 @@ fn either64(block: &[u8; 64], a: u8, b: u8) -> u64 {
 #[cfg(not(target_arch = "x86_64"))]
 fn either64(block: &[u8; 64], a: u8, b: u8) -> u64 {
     block.iter().enumerate().fold(0, |m, (k, &c)| m | u64::from(c == a || c == b) << k)
-}
-
-/// The UTF-16 code units of the text a string body (without quotes) stands for, from the
-/// escaped bytes the scan has checked: each escape is two or six bytes for one unit (a
-/// surrogate pair is two `\u` escapes, two units). `None` on an escape cut short, which a
-/// checked body does not have.
-fn escaped_js_len(body: &str) -> Option<u64> {
-    let b = body.as_bytes();
-    let mut units = crate::content::js_len(body);
-    let mut i = 0;
-    while let Some(p) = memchr::memchr(b'\\', b.get(i..)?) {
-        let at = i + p;
-        let width = if *b.get(at + 1)? == b'u' { 6 } else { 2 };
-        units = units.checked_sub(width - 1)?;
-        i = at + width as usize;
-    }
-    Some(units)
 }
 
 /// Decode the escapes of a string body (without quotes). Lone surrogates are an error, as
@@ -852,10 +915,8 @@ impl<'de> Deserializer<'de> for &mut Skim<'de> {
             if self.peek()? != b'"' {
                 return self.deserialize_any(v);
             }
-            let start = self.i + 1;
-            let escaped = self.skip_str()?;
-            let body = self.s.get(start..self.i - 1).ok_or(DECLINED)?;
-            let units = if escaped { escaped_js_len(body).ok_or(DECLINED)? } else { crate::content::js_len(body) };
+            let (end, units) = scan_str_units(self.b, self.i + 1).ok_or(DECLINED)?;
+            self.i = end;
             return v.visit_newtype_struct(de::value::U64Deserializer::<Error>::new(units));
         }
         if name == RAW_VALUE_TOKEN {
@@ -970,8 +1031,18 @@ impl<'de> MapAccess<'de> for RawValueAccess<'de> {
 mod tests {
     use super::*;
 
+    /// The units a scan counts on a string's escaped bytes.
+    fn units_of(body: &str) -> Option<u64> {
+        let quoted = format!("\"{body}\"");
+        let (end, units) = scan_str_units(quoted.as_bytes(), 1)?;
+        assert_eq!(end, quoted.len(), "{body:?}");
+        Some(units)
+    }
+
     /// Counting the units of an escaped body gives the units of its unescaped text, with
-    /// every escape at the start, the middle and the end, next to 1-4 byte characters.
+    /// every escape at the start, the middle and the end, next to 1-4 byte characters, in
+    /// bodies short enough for the first probe and long enough to span 64-byte blocks at
+    /// every offset.
     #[test]
     fn escaped_units_are_the_units_of_the_unescaped_text() {
         let escapes = [
@@ -987,8 +1058,9 @@ mod tests {
             r"\u0041",
             r"\ud83d\ude00",
             r"\u2028",
+            r"\u0075",
         ];
-        let around = ["", "a", "é", "€", "😀", "\\\\", "ab\\ncd"];
+        let around = ["", "a", "é", "€", "😀", "\\\\", "ab\\ncd", "u"];
         let mut n = 0;
         for e in escapes {
             for a in around {
@@ -996,18 +1068,33 @@ mod tests {
                     for body in
                         [format!("{e}{a}{b}"), format!("{a}{e}{b}"), format!("{a}{b}{e}"), format!("{a}{e}{e}{b}")]
                     {
-                        let text = unescape(&body).unwrap();
-                        assert_eq!(escaped_js_len(&body), Some(crate::content::js_len(&text)), "{body:?}");
-                        assert_eq!(crate::content::js_len(&text), text.encode_utf16().count() as u64, "{body:?}");
+                        for body in [body.clone(), format!("{}{body}", "x".repeat(n % 70)), body.repeat(9)] {
+                            let text = unescape(&body).unwrap();
+                            assert_eq!(units_of(&body), Some(crate::content::js_len(&text)), "{body:?}");
+                            assert_eq!(crate::content::js_len(&text), text.encode_utf16().count() as u64, "{body:?}");
+                        }
                         n += 1;
                     }
                 }
             }
         }
         assert!(n > 2000);
-        assert_eq!(escaped_js_len(r"cut \u00"), None);
-        assert_eq!(escaped_js_len("cut \\"), None);
+        assert_eq!(scan_str_units(br#""cut \u00"#, 1), None);
+        assert_eq!(scan_str_units(b"\"cut \\", 1), None);
+        assert_eq!(scan_str_units(b"\"ctrl \x01\"", 1), None);
     }
+
+    #[test]
+    fn vector_char_masks_match_the_scalar_ones() {
+        let mut block = [0u8; 64];
+        for start in (0..=255u8).step_by(7) {
+            for (k, b) in block.iter_mut().enumerate() {
+                *b = start.wrapping_add((k * 37) as u8);
+            }
+            assert_eq!(CharMasks::of64(&block), CharMasks::scalar(&block), "{start}");
+        }
+    }
+
     use serde_json::Value;
 
     /// Whatever the skimmer accepts, serde_json accepts, with the same value.
