@@ -455,7 +455,11 @@ impl<'de> Skim<'de> {
             in_string = 0u64.wrapping_sub(strings >> 63);
             let open = either64(block, b'{', b'[') & !strings;
             let close = either64(block, b'}', b']') & !strings;
-            if depth > u64::from(close.count_ones()) {
+            if close == 0 {
+                if open != 0 {
+                    depth += u64::from(open.count_ones());
+                }
+            } else if depth > u64::from(close.count_ones()) {
                 depth = depth + u64::from(open.count_ones()) - u64::from(close.count_ones());
             } else {
                 let mut all = open | close;
@@ -563,11 +567,16 @@ fn scan<const UNITS: bool>(b: &[u8], from: usize) -> Option<(usize, bool, u64)> 
         }
         let escapes = escaped & inside;
         if UNITS {
+            // Bit counts only where there are bits: the baseline x86-64 has no popcnt
+            // instruction, and most blocks are ASCII text without escapes.
             let c = CharMasks::of64(block);
-            let starts = (c.starts & inside).count_ones() + (c.four & inside).count_ones();
-            let introducers = (m.backslash & !escaped & inside).count_ones();
-            let unicode = (c.u & escapes).count_ones();
-            units += u64::from(starts) - u64::from(introducers) - 4 * u64::from(unicode);
+            let count = |bits: u64| if bits == 0 { 0 } else { u64::from(bits.count_ones()) };
+            let inside_len = if ends == 0 { 64 } else { u64::from(ends.trailing_zeros()) };
+            // (Wrapping: a `u` can end a block whose escape's digits are in the next, and a
+            // string cut short is declined below, after its block was counted.)
+            units = units.wrapping_add(inside_len + count(c.four & inside)).wrapping_sub(
+                count(c.continuation & inside) + count(m.backslash & !escaped & inside) + 4 * count(c.u & escapes),
+            );
         }
         if escapes != 0 {
             had_escape = true;
@@ -688,11 +697,11 @@ impl Masks {
     }
 }
 
-/// Bit masks of a block's bytes that start a character (all but UTF-8 continuation bytes,
-/// 0x80-0xBF), that lead a 4-byte character (0xF0 and up) and that are a `u`.
+/// Bit masks of a block's UTF-8 continuation bytes (0x80-0xBF: every other byte starts a
+/// character), of the bytes that lead a 4-byte character (0xF0 and up) and of its `u`s.
 #[derive(Debug, PartialEq, Eq)]
 struct CharMasks {
-    starts: u64,
+    continuation: u64,
     four: u64,
     u: u64,
 }
@@ -706,17 +715,15 @@ impl CharMasks {
         };
         let (cont, lead4, u) =
             (set_splat_i8_m128i(-0x40), set_splat_i8_m128i(0xF0u8 as i8), set_splat_i8_m128i(b'u' as i8));
-        let mut c = CharMasks { starts: 0, four: 0, u: 0 };
+        let mut c = CharMasks { continuation: 0, four: 0, u: 0 };
         for (k, part) in block.chunks_exact(16).enumerate() {
             let Ok(part) = <&[u8; 16]>::try_from(part) else { break };
             let v = load_unaligned_m128i(part);
             let bits = |m| u64::from(move_mask_i8_m128i(m) as u16) << (16 * k);
-            c.starts |= bits(cmp_lt_mask_i8_m128i(v, cont));
+            c.continuation |= bits(cmp_lt_mask_i8_m128i(v, cont));
             c.four |= bits(cmp_eq_mask_i8_m128i(max_u8_m128i(v, lead4), v));
             c.u |= bits(cmp_eq_mask_i8_m128i(v, u));
         }
-        // The compare found the continuation bytes.
-        c.starts = !c.starts;
         c
     }
 
@@ -728,9 +735,9 @@ impl CharMasks {
     /// Byte by byte: the reference the vector version is tested against.
     #[cfg(any(test, not(target_arch = "x86_64")))]
     fn scalar(block: &[u8]) -> CharMasks {
-        let mut c = CharMasks { starts: 0, four: 0, u: 0 };
+        let mut c = CharMasks { continuation: 0, four: 0, u: 0 };
         for (k, &b) in block.iter().enumerate() {
-            c.starts |= u64::from((b as i8) >= -0x40) << k;
+            c.continuation |= u64::from((b as i8) < -0x40) << k;
             c.four |= u64::from(b >= 0xF0) << k;
             c.u |= u64::from(b == b'u') << k;
         }
