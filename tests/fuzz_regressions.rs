@@ -52,6 +52,16 @@ fn skimmer_agrees_with_serde_json_on_every_kept_input() {
             props::skim_agrees(line);
         }
     }
+    // Strings whose units the skimmer counts: every kind of character and escape, at lengths
+    // on both sides of its 16- and 64-byte blocks.
+    let piece = r#"aé€😀\n\"\\\u00e9\ud83d\ude00\/"#;
+    for n in 0..40 {
+        for cut in [0, 5, 17] {
+            let body = format!("{}{}", &"x".repeat(cut), piece.repeat(n));
+            props::skim_agrees(format!("\"{body}\"").as_bytes());
+            props::skim_agrees(format!(r#"{{"a":[{{"b":"{body}"}}],"c":"{body}"}}"#).as_bytes());
+        }
+    }
 }
 
 #[test]

@@ -6,6 +6,7 @@
 //! Only the library API and crates the main crate already depends on are used here, so the
 //! file compiles in both places.
 
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use arcturn_inspect::export::{self, html, markdown, Item, Options};
@@ -51,6 +52,42 @@ pub fn skim_agrees(data: &[u8]) {
     if skim::from_str::<IgnoredAny>(doc).is_ok() {
         let oracle = serde_json::from_str::<IgnoredAny>(doc);
         assert!(oracle.is_ok(), "skimmer skipped {doc:?}, which serde_json rejects: {oracle:?}");
+        // A line accepted whole reads the same when the containers it ignores are skipped
+        // by their brackets alone (what the count of a message does on a line the load read).
+        let keys = |m: BTreeMap<String, IgnoredAny>| m.into_keys().collect::<Vec<_>>();
+        assert_eq!(
+            skim::from_str::<BTreeMap<String, IgnoredAny>>(doc).map(keys).ok(),
+            skim::from_accepted_str::<BTreeMap<String, IgnoredAny>>(doc).map(keys).ok(),
+            "members of {doc:?}"
+        );
+        assert_eq!(
+            skim::from_str::<Vec<IgnoredAny>>(doc).map(|v| v.len()).ok(),
+            skim::from_accepted_str::<Vec<IgnoredAny>>(doc).map(|v| v.len()).ok(),
+            "elements of {doc:?}"
+        );
+    }
+    // The UTF-16 units the skimmer counts on a string's escaped bytes are those of its text.
+    if let (Ok(Units(units)), Ok(text)) = (skim::from_str::<Units>(doc), serde_json::from_str::<String>(doc)) {
+        assert_eq!(units, text.encode_utf16().count() as u64, "units of {doc:?}");
+    }
+}
+
+/// A string's UTF-16 units as the skimmer counts them (`skim::JS_LEN_TOKEN`).
+struct Units(u64);
+
+impl<'de> serde::Deserialize<'de> for Units {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Units;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_newtype_struct<D: serde::Deserializer<'de>>(self, d: D) -> Result<Units, D::Error> {
+                <u64 as serde::Deserialize>::deserialize(d).map(Units)
+            }
+        }
+        d.deserialize_newtype_struct(skim::JS_LEN_TOKEN, V)
     }
 }
 
