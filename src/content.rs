@@ -112,12 +112,17 @@ pub enum Image {
 
 /// Length of a string as the agents count it (JavaScript `String.length`: UTF-16 code units).
 pub fn js_len(s: &str) -> u64 {
+    utf16_len(s.as_bytes())
+}
+
+/// [`js_len`] of the text whose UTF-8 bytes are `b` (a part of a string cut at character
+/// boundaries, as the skimming parser scans it).
+pub fn utf16_len(b: &[u8]) -> u64 {
     // From the bytes: every byte that starts a character counts one unit, and a 4-byte
     // sequence (a lead byte of 0xF0 or more) one more for its surrogate pair. Counted in
     // byte-wide lanes over runs of 127 bytes (at most 2 per byte: no lane overflows), which
     // the compiler turns into 16 bytes per vector step, and widened once per run.
-    s.as_bytes()
-        .chunks(127)
+    b.chunks(127)
         .map(|run| {
             let n = run.iter().fold(0u8, |n, &b| n.wrapping_add(u8::from((b as i8) >= -0x40) + u8::from(b >= 0xF0)));
             u64::from(n)

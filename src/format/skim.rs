@@ -36,21 +36,19 @@ pub const JS_LEN_TOKEN: &str = "$arcturn_inspect::private::JsLen";
 
 /// Deserialize `T` from one line of valid UTF-8.
 pub fn from_str<'de, T: de::Deserialize<'de>>(text: &'de str) -> Result<T> {
-    let mut s = Skim::new(text, None);
-    let v = T::deserialize(&mut s)?;
-    s.ws();
-    if s.i != text.len() {
-        return Err(DECLINED);
-    }
-    Ok(v)
+    read(Skim::new(text, None), std::marker::PhantomData)
 }
 
 /// Deserialize with `seed` from one line of valid UTF-8 (as [`from_str`]).
 pub fn from_str_seed<'de, S: DeserializeSeed<'de>>(text: &'de str, seed: S) -> Result<S::Value> {
-    let mut s = Skim::new(text, None);
+    read(Skim::new(text, None), seed)
+}
+
+/// The one value of a whole line, nothing but whitespace after it.
+fn read<'de, S: DeserializeSeed<'de>>(mut s: Skim<'de>, seed: S) -> Result<S::Value> {
     let v = seed.deserialize(&mut s)?;
     s.ws();
-    if s.i != text.len() {
+    if s.i != s.b.len() {
         return Err(DECLINED);
     }
     Ok(v)
@@ -64,12 +62,7 @@ pub fn from_str_seed<'de, S: DeserializeSeed<'de>>(text: &'de str, seed: S) -> R
 pub fn from_accepted_str<'de, T: de::Deserialize<'de>>(text: &'de str) -> Result<T> {
     let mut s = Skim::new(text, None);
     s.accepted = true;
-    let v = T::deserialize(&mut s)?;
-    s.ws();
-    if s.i != text.len() {
-        return Err(DECLINED);
-    }
-    Ok(v)
+    read(s, std::marker::PhantomData)
 }
 
 /// Why the skimmer stopped. It explains nothing else: the caller asks serde_json.
@@ -441,14 +434,7 @@ impl<'de> Skim<'de> {
         let mut in_string = 0u64;
         loop {
             let mut pad = [b' '; 64];
-            let block: &[u8; 64] = match b.get(at..at + 64) {
-                Some(full) => full.try_into().map_err(|_| DECLINED)?,
-                None => {
-                    let tail = b.get(at..).filter(|t| !t.is_empty()).ok_or(DECLINED)?;
-                    pad[..tail.len()].copy_from_slice(tail);
-                    &pad
-                }
-            };
+            let block = block_at(b, at, &mut pad).ok_or(DECLINED)?;
             let m = Masks::of64(block);
             let quotes = m.quote & !escaped_bits(m.backslash, &mut carry);
             let strings = prefix_xor(quotes) ^ in_string;
@@ -517,6 +503,17 @@ fn scan_str(b: &[u8], from: usize) -> Option<(usize, bool)> {
     scan::<false>(b, from).map(|(end, escaped, _)| (end, escaped))
 }
 
+/// The 64 bytes of `b` from `at`; near the end of the line, the rest of it in `pad` (spaces
+/// after it). `None` past the end.
+fn block_at<'b>(b: &'b [u8], at: usize, pad: &'b mut [u8; 64]) -> Option<&'b [u8; 64]> {
+    if let Some(full) = b.get(at..).and_then(|r| r.first_chunk::<64>()) {
+        return Some(full);
+    }
+    let tail = b.get(at..).filter(|t| !t.is_empty())?;
+    pad[..tail.len()].copy_from_slice(tail);
+    Some(pad)
+}
+
 /// [`scan_str`], and the UTF-16 code units of the text the body stands for, counted on its
 /// escaped bytes in the same pass ([`JS_LEN_TOKEN`]): a byte that starts a character is one
 /// unit and a 4-byte character two (a surrogate pair), as in [`crate::content::js_len`]; an
@@ -536,7 +533,7 @@ fn scan<const UNITS: bool>(b: &[u8], from: usize) -> Option<(usize, bool, u64)> 
         if special & m.quote & special.wrapping_neg() != 0 {
             // The first special byte is the closing quote.
             let len = special.trailing_zeros() as usize;
-            let units = if UNITS { utf16_units(&first[..len]) } else { 0 };
+            let units = if UNITS { crate::content::utf16_len(&first[..len]) } else { 0 };
             return Some((from + len + 1, false, units));
         }
     }
@@ -549,14 +546,7 @@ fn scan<const UNITS: bool>(b: &[u8], from: usize) -> Option<(usize, bool, u64)> 
     let mut paired = usize::MAX;
     loop {
         let mut pad = [b' '; 64];
-        let block: &[u8; 64] = match b.get(at..at + 64) {
-            Some(full) => full.try_into().ok()?,
-            None => {
-                let tail = b.get(at..).filter(|t| !t.is_empty())?;
-                pad[..tail.len()].copy_from_slice(tail);
-                &pad
-            }
-        };
+        let block = block_at(b, at, &mut pad)?;
         let m = Masks::of64(block);
         let escaped = escaped_bits(m.backslash, &mut carry);
         let ends = m.quote & !escaped;
@@ -598,11 +588,6 @@ fn scan<const UNITS: bool>(b: &[u8], from: usize) -> Option<(usize, bool, u64)> 
         }
         at += 64;
     }
-}
-
-/// The UTF-16 code units of UTF-8 bytes (see [`crate::content::js_len`]).
-fn utf16_units(b: &[u8]) -> u64 {
-    b.iter().map(|&c| u64::from((c as i8) >= -0x40) + u64::from(c >= 0xF0)).sum()
 }
 
 /// Check the `\uXXXX` escape whose `u` is at `p`. A surrogate must come as a high-low pair:
