@@ -8,7 +8,6 @@
 use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde_json::Value;
 
 #[cfg(doc)]
 use super::blocks;
@@ -223,16 +222,17 @@ impl<'de> Visitor<'de> for BlockVisitor {
                 Member::Data => data = a.next_value::<StrLen>()?.0,
                 Member::Url => url = a.next_value::<StrLen>()?.0,
                 Member::Source => source = Some(a.next_value::<SourceProbe>()?),
-                Member::Arguments => arguments = Some(a.next_value::<Value>()?),
-                Member::Input => input = Some(a.next_value::<Value>()?),
-                Member::Block => block = Some(a.next_value::<Value>()?),
+                Member::Arguments => arguments = Some(a.next_value::<JsonLen>()?.0),
+                Member::Input => input = Some(a.next_value::<JsonLen>()?.0),
+                Member::Block => block = Some(a.next_value::<JsonLen>()?.0),
                 Member::Content => content = a.next_value::<Option<ListTally>>()?,
                 Member::Message | Member::Role | Member::Other => {
                     a.next_value::<IgnoredAny>()?;
                 }
             }
         }
-        let json_len = |v: Option<Value>| js_len(&v.unwrap_or(Value::Null).to_string());
+        // An absent member is decoded as null.
+        let json_len = |v: Option<u64>| v.unwrap_or(NULL_LEN);
         let other = |n: u64| Ok(BlockTally(Tally { other: n, ..Tally::default() }));
         match ty.unwrap_or(Type::Unknown) {
             Type::Text => other(text.unwrap_or(0)),
@@ -254,6 +254,107 @@ impl<'de> Visitor<'de> for BlockVisitor {
             Type::ToolResultRole | Type::Unknown => Err(de::Error::custom("a block of unknown type is counted whole")),
         }
     }
+}
+
+/// The units of `null`.
+const NULL_LEN: u64 = 4;
+
+/// The units of a value written back as compact JSON: `js_len(&v.to_string())` of the
+/// `serde_json::Value` it decodes to, as a tool call's arguments are counted, measured as the
+/// value passes (no value is built, no text written). Numbers are written as serde_json
+/// writes them (integers in decimal, floats by `zmij`, as serde_json does, a float out of range as null), strings
+/// with serde_json's escapes. The skimmer refuses a key written twice, the one case where
+/// a `Value` (which keeps the last) would be shorter than the text it came from.
+pub struct JsonLen(pub u64);
+
+impl<'de> Deserialize<'de> for JsonLen {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(JsonLenVisitor)
+    }
+}
+
+struct JsonLenVisitor;
+
+impl<'de> Visitor<'de> for JsonLenVisitor {
+    type Value = JsonLen;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<JsonLen, E> {
+        Ok(JsonLen(if b { 4 } else { 5 }))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<JsonLen, E> {
+        Ok(JsonLen(NULL_LEN))
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<JsonLen, E> {
+        Ok(JsonLen(NULL_LEN))
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<JsonLen, D::Error> {
+        JsonLen::deserialize(d)
+    }
+
+    fn visit_u64<E: de::Error>(self, n: u64) -> Result<JsonLen, E> {
+        Ok(JsonLen(decimal_len(n)))
+    }
+
+    fn visit_i64<E: de::Error>(self, n: i64) -> Result<JsonLen, E> {
+        Ok(JsonLen(decimal_len(n.unsigned_abs()) + u64::from(n < 0)))
+    }
+
+    fn visit_f64<E: de::Error>(self, f: f64) -> Result<JsonLen, E> {
+        // serde_json keeps no float that is not finite: it becomes null.
+        Ok(JsonLen(if f.is_finite() { zmij::Buffer::new().format_finite(f).len() as u64 } else { NULL_LEN }))
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<JsonLen, E> {
+        Ok(JsonLen(quoted_len(s)))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<JsonLen, A::Error> {
+        // `[` and `]`, and a comma before every element but the first.
+        let (mut n, mut len) = (0u64, 2u64);
+        while let Some(JsonLen(v)) = a.next_element()? {
+            len += v + u64::from(n > 0);
+            n += 1;
+        }
+        Ok(JsonLen(len))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<JsonLen, A::Error> {
+        // `{` and `}`; each member is its key, a colon and its value, after a comma but the first.
+        let (mut n, mut len) = (0u64, 2u64);
+        while let Some(JsonLen(k)) = a.next_key()? {
+            let JsonLen(v) = a.next_value()?;
+            len += k + 1 + v + u64::from(n > 0);
+            n += 1;
+        }
+        Ok(JsonLen(len))
+    }
+}
+
+/// The digits of `n` in decimal.
+fn decimal_len(n: u64) -> u64 {
+    u64::from(n.checked_ilog10().unwrap_or(0)) + 1
+}
+
+/// The units of `s` written as a JSON string by serde_json: its quotes, and each byte it
+/// escapes one unit longer (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`) or five (`\u00XX`, the other
+/// control bytes). Other characters are written as they are.
+fn quoted_len(s: &str) -> u64 {
+    let escapes: u64 = s
+        .bytes()
+        .map(|b| match b {
+            b'"' | b'\\' | 0x08 | 0x0c | b'\n' | b'\r' | b'\t' => 1,
+            0..=0x1f => 5,
+            _ => 0,
+        })
+        .sum();
+    2 + js_len(s) + escapes
 }
 
 /// The members of a block that [`blocks::block`] reads to count it.
@@ -449,4 +550,99 @@ impl<'de> Visitor<'de> for SourceVisitor {
     }
 
     not_it!(SourceProbe::default());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `js_len` of the compact JSON that serde_json writes of the value `text` decodes to.
+    fn written(text: &str) -> u64 {
+        js_len(&serde_json::from_str::<serde_json::Value>(text).unwrap().to_string())
+    }
+
+    fn measured(text: &str) -> u64 {
+        super::super::skim::from_str::<JsonLen>(text).unwrap_or_else(|_| panic!("skimmer declined {text}")).0
+    }
+
+    /// Numbers in every form serde_json reads (and rewrites: `1.50` as `1.5`, `1e5` as
+    /// `100000.0`, an integer past `u64` as a float), every byte serde_json escapes, every
+    /// escape the text may use, characters of 1 to 4 bytes, empty and nested containers.
+    #[test]
+    fn measured_json_is_the_length_serde_json_writes() {
+        let atoms = [
+            "0",
+            "-0",
+            "7",
+            "-7",
+            "1.50",
+            "1e5",
+            "1E-7",
+            "-2.5e-3",
+            "0.1",
+            "1e300",
+            "-1e-300",
+            "5e-324",
+            "18446744073709551615",
+            "18446744073709551616",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "123456789012345678901234567890",
+            "1.7976931348623157e308",
+            "true",
+            "false",
+            "null",
+            r#""""#,
+            r#""plain""#,
+            r#""\u0000\u0001\u001f\u007f""#,
+            r#""\b\f\n\r\t\"\\\/""#,
+            r#""é\u00e9😀\ud83d\ude00\u2028""#,
+        ];
+        let mut cases: Vec<String> = atoms.iter().map(|a| a.to_string()).collect();
+        cases.push("[]".into());
+        cases.push("{}".into());
+        cases.push(format!("[{}]", atoms.join(",")));
+        let members: Vec<String> = atoms.iter().enumerate().map(|(i, a)| format!(r#""k{i}\n\"":{a}"#)).collect();
+        cases.push(format!("{{{}}}", members.join(",")));
+        cases.push(r#"{"a":[{},[],[[1,{"b":null}]]], "c" : { "d" : [ 1.0 , "x" ] } }"#.to_string());
+        // Every control byte, and every byte serde_json escapes, as an escape and in a key.
+        for b in 0u32..0x80 {
+            cases.push(format!(r#"{{"\u{b:04x}":"a\u{b:04x}b"}}"#));
+        }
+        for text in &cases {
+            assert_eq!(measured(text), written(text), "{text}");
+        }
+    }
+
+    /// Nested random values: the sums of lengths, commas, colons and brackets hold at depth.
+    #[test]
+    fn measured_json_holds_over_random_nestings() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        fn value(next: &mut dyn FnMut() -> u64, depth: u32) -> String {
+            match next() % if depth > 4 { 4 } else { 6 } {
+                0 => format!("{}", next() as i64 >> (next() % 64)),
+                1 => format!("{:e}", f64::from_bits(next() >> 2)),
+                2 => ["\"\\u0007x\\\"\"", "\"é\\n\"", "\"😀\"", "true", "null"][(next() % 5) as usize].to_string(),
+                3 => format!("{}.{}", next() % 1000, next() % 100),
+                4 => format!("[{}]", (0..next() % 4).map(|_| value(next, depth + 1)).collect::<Vec<_>>().join(",")),
+                _ => format!(
+                    "{{{}}}",
+                    (0..next() % 4)
+                        .map(|i| format!("\"k{i}\":{}", value(next, depth + 1)))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                ),
+            }
+        }
+        for _ in 0..2000 {
+            let text = value(&mut next, 0);
+            assert_eq!(measured(&text), written(&text), "{text}");
+        }
+    }
 }
