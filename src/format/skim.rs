@@ -184,6 +184,10 @@ struct Skim<'de> {
     depth: usize,
     /// The keys of every open object, innermost last; each object knows where its own start.
     keys: Vec<SeenKey<'de>>,
+    /// One bit per key of the innermost open object ([`bloom_bit`]): a key whose bit is not
+    /// set yet is new, without comparing it with the others. An object that opens inside
+    /// another saves the outer one's bits and gives them back when it closes.
+    bloom: u64,
     /// `Some` in [`audit`]: anomalies are collected here instead of declining the line.
     audit: Option<Vec<Anomaly>>,
     /// The line was accepted before ([`from_accepted_str`]): ignored containers are skipped
@@ -195,7 +199,16 @@ impl<'de> Skim<'de> {
     fn new(text: &'de str, audit: Option<Vec<Anomaly>>) -> Skim<'de> {
         // Room for the keys of a typical line's open objects at once: the vector does not
         // grow (and copy) key by key on every line.
-        Skim { s: text, b: text.as_bytes(), i: 0, depth: 0, keys: Vec::with_capacity(32), audit, accepted: false }
+        Skim {
+            s: text,
+            b: text.as_bytes(),
+            i: 0,
+            depth: 0,
+            keys: Vec::with_capacity(32),
+            bloom: 0,
+            audit,
+            accepted: false,
+        }
     }
 
     /// Note an anomaly: collected when auditing, else the line is declined.
@@ -216,11 +229,13 @@ impl<'de> Skim<'de> {
         let key = self.parse_str()?;
         let seen = &self.keys[frame..];
         let print = fingerprint(&key);
-        if seen.len() < FEW_KEYS {
+        let bit = bloom_bit(print);
+        if self.bloom & bit != 0 && seen.len() < FEW_KEYS {
             if let Some(first) = seen.iter().find(|k| k.print == print && k.key == key).map(|k| k.at) {
                 self.anomaly(Anomaly::DuplicateKey { key: key.to_string(), first: first + 1, again: at + 1 })?;
             }
         }
+        self.bloom |= bit;
         self.keys.push(SeenKey { key: key.clone(), at, print });
         Ok(key)
     }
@@ -352,8 +367,10 @@ impl<'de> Skim<'de> {
 
     /// Skip any value, iteratively (no recursion, whatever the nesting).
     fn skip_value(&mut self) -> Result<()> {
-        // One frame per open container: an array, or an object and where its keys start.
+        // One frame per open container: an array, or an object and where its keys start;
+        // and the key bits of each object that an inner object put aside.
         let mut stack: Vec<usize> = Vec::new();
+        let mut outer_blooms: Vec<u64> = Vec::new();
         loop {
             // A value starts here.
             let c = self.peek()?;
@@ -367,6 +384,7 @@ impl<'de> Skim<'de> {
                         self.i += 1;
                     } else {
                         let frame = self.keys.len();
+                        outer_blooms.push(std::mem::take(&mut self.bloom));
                         self.key_colon(frame)?;
                         stack.push(frame);
                         continue;
@@ -407,6 +425,7 @@ impl<'de> Skim<'de> {
                         self.i += 1;
                         stack.pop();
                         self.close_object(top)?;
+                        self.bloom = outer_blooms.pop().unwrap_or(0);
                     }
                     b']' if top == ARRAY => {
                         self.i += 1;
@@ -527,21 +546,37 @@ fn scan_str_units(b: &[u8], from: usize) -> Option<(usize, u64)> {
 #[inline(always)]
 fn scan<const UNITS: bool>(b: &[u8], from: usize) -> Option<(usize, bool, u64)> {
     let rest = b.get(from..)?;
-    if let Some(first) = rest.first_chunk::<16>() {
-        let m = Masks::of16(first);
+    // Most strings (ids, times, paths, names, short texts) have no escape: they end at their
+    // first special byte, found 16 bytes at a time. The blocks below start where the first
+    // special byte is not the closing quote, with the clean bytes before it counted.
+    let mut clean = 0;
+    while let Some(part) = rest.get(clean..).and_then(|r| r.first_chunk::<16>()) {
+        let m = Masks::of16(part);
         let special = m.quote | m.backslash | m.control;
+        if special == 0 {
+            clean += 16;
+            continue;
+        }
         if special & m.quote & special.wrapping_neg() != 0 {
             // The first special byte is the closing quote.
-            let len = special.trailing_zeros() as usize;
-            let units = if UNITS { crate::content::utf16_len(&first[..len]) } else { 0 };
+            let len = clean + special.trailing_zeros() as usize;
+            let units = if UNITS { crate::content::utf16_len(&rest[..len]) } else { 0 };
             return Some((from + len + 1, false, units));
         }
+        break;
     }
-    let mut at = from;
+    scan_blocks::<UNITS>(b, from, clean)
+}
+
+/// The rest of [`scan`], 64 bytes at a time from `from + clean` (the `clean` bytes before
+/// it hold no special byte). Apart, so that the short strings' path stays small.
+#[inline(never)]
+fn scan_blocks<const UNITS: bool>(b: &[u8], from: usize, clean: usize) -> Option<(usize, bool, u64)> {
+    let mut at = from + clean;
     // 1 when the first byte of the next block is escaped by a backslash before it.
     let mut carry = 0u64;
     let mut had_escape = false;
-    let mut units = 0u64;
+    let mut units = if UNITS { crate::content::utf16_len(b.get(from..at)?) } else { 0 };
     // The position of the `u` of a low surrogate already checked with its high half.
     let mut paired = usize::MAX;
     loop {
@@ -743,6 +778,12 @@ fn fingerprint(key: &str) -> u64 {
     head | (b.len() as u64) << 56
 }
 
+/// The bit of a key in [`Skim::bloom`]: 6 bits of its [`fingerprint`], mixed (keys alike in
+/// their first bytes, as `k1`, `k2`, differ in few bits of it).
+fn bloom_bit(print: u64) -> u64 {
+    1 << (print.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58)
+}
+
 /// Bit `k` is the parity of the set bits `0..=k` of `x`: with `x` the unescaped quotes of a
 /// block, the bits inside strings (each opening quote included, each closing one not).
 fn prefix_xor(mut x: u64) -> u64 {
@@ -824,8 +865,10 @@ impl<'de> Deserializer<'de> for &mut Skim<'de> {
                 self.i += 1;
                 self.enter()?;
                 let frame = self.keys.len();
+                let outer = std::mem::take(&mut self.bloom);
                 let value = v.visit_map(Access { de: &mut *self, first: true, close: b'}', frame })?;
                 self.keys.truncate(frame);
+                self.bloom = outer;
                 self.depth -= 1;
                 Ok(value)
             }
@@ -1395,6 +1438,12 @@ mod tests {
             (r#"{"a":1,"skip":{"parentId":1,"parentIx":2,"parentI":3,"parent":4}}"#.to_string(), false),
             (r#"{"a":1,"skip":{"parentId":1,"parentIx":2,"parentId":3}}"#.to_string(), true),
             (r#"{"a":1,"skip":{"":1,"\u0000":2,"\u0000\u0000":3}}"#.to_string(), false),
+            // An object's keys are still known after an object inside it closes, and an
+            // inner object's keys are its own.
+            (r#"{"a":1,"skip":{"x":1,"in":{"y":1,"z":{"w":2}},"x":2}}"#.to_string(), true),
+            (r#"{"a":1,"skip":{"x":1,"in":[{"y":1},{"y":2}],"x":2}}"#.to_string(), true),
+            (r#"{"a":1,"b":{"c":{"d":1}},"a":2}"#.to_string(), true),
+            (r#"{"a":1,"skip":{"a":1,"skip":{"a":1,"skip":2}},"x":[{"a":1,"x":2}]}"#.to_string(), false),
         ] {
             assert_eq!(from_str::<Only>(&doc).is_err(), dup, "{doc}");
             assert_eq!(from_str::<Value>(&doc).is_err(), dup, "{doc}");
