@@ -11,6 +11,7 @@ use std::rc::Rc;
 
 use arcturn_inspect::export::{self, html, markdown, Item, Options};
 use arcturn_inspect::format::skim;
+use arcturn_inspect::format::tally::JsonLen;
 use arcturn_inspect::model::Format;
 use arcturn_inspect::query::{self, Origin, Record, RunOptions, Selection};
 use arcturn_inspect::session::Session;
@@ -48,6 +49,10 @@ pub fn skim_agrees(data: &[u8]) {
             "skimmer accepted {doc:?} differently (serde_json: {oracle:?})"
         );
         assert_eq!(Some(&v), oracle.as_ref().ok(), "skimmer accepted {doc:?} differently");
+        // The count's measure of a value written back as compact JSON (a tool call's
+        // arguments) is the length of what serde_json writes.
+        let written = arcturn_inspect::content::js_len(&v.to_string());
+        assert_eq!(skim::from_str::<JsonLen>(doc).ok().map(|j| j.0), Some(written), "JSON length of {doc:?}");
     }
     if skim::from_str::<IgnoredAny>(doc).is_ok() {
         let oracle = serde_json::from_str::<IgnoredAny>(doc);
