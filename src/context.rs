@@ -884,4 +884,53 @@ mod skip_tests {
             assert!(counted > 40 && decoded > 10, "{name}: {counted} counted, {decoded} decoded");
         }
     }
+    /// The count stops reading a line at the end of a `message` that has content
+    /// ([`crate::format::tally::line_tally`]), which is sound only because no format that
+    /// counts decodes a line with a second `message` (the decode would take the last): such
+    /// a line is damaged, and no entry.
+    #[test]
+    fn no_counted_format_decodes_a_line_with_two_messages() {
+        use crate::model::Format;
+        let (one, two) =
+            (r#"{"role":"user","content":"one"}"#, r#"{"role":"user","content":[{"type":"text","text":"second"}]}"#);
+        let files = [
+            (
+                "arcturn",
+                format!(
+                    "{}\n{}",
+                    r#"{"kind":"session","version":1,"id":"s","timestamp":"2026-11-02T09:14:03.463Z"}"#,
+                    format_args!(
+                        r#"{{"kind":"message","id":"a","parentId":null,"timestamp":"2026-11-02T09:16:20.530Z","message":{one},"message":{two}}}"#
+                    )
+                ),
+            ),
+            (
+                "crab",
+                format!(
+                    "{}\n{}",
+                    r#"{"kind":"meta","format_version":2,"created":"1793784600412ms"}"#,
+                    format_args!(r#"{{"kind":"message","id":1,"parent_id":null,"message":{one},"message":{two}}}"#)
+                ),
+            ),
+            (
+                "claude",
+                format!(
+                    r#"{{"parentUuid":null,"sessionId":"s","type":"user","uuid":"a","timestamp":"2026-02-11T10:00:01.000Z","message":{one},"message":{two}}}"#
+                ),
+            ),
+        ];
+        for (format, text) in &files {
+            let src = Source::from_bytes(format, text.clone().into_bytes()).unwrap();
+            let s = Session::load(&src, None).unwrap();
+            assert_eq!(s.format.as_str(), *format);
+            assert!(s.entries.is_empty(), "{format}: a line with two messages was decoded");
+            assert!(s.findings.iter().any(|f| f.code == crate::finding::Code::DuplicateKey), "{format}");
+        }
+        // Every format that counts from the line is here.
+        for format in [Format::Arcturn, Format::Crab, Format::Pi, Format::Claude, Format::Codex] {
+            if crate::format::decoder(format).tally.is_some() {
+                assert!(files.iter().any(|(f, _)| *f == format.as_str()), "{format} counts but is not tried");
+            }
+        }
+    }
 }

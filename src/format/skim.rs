@@ -57,12 +57,14 @@ fn read<'de, S: DeserializeSeed<'de>>(mut s: Skim<'de>, seed: S) -> Result<S::Va
 /// Deserialize `T` from one line that was already read whole and accepted (by this parser
 /// or by serde_json): an object or array `T` ignores is skipped by matching its brackets
 /// outside strings, 64 bytes at a time, with nothing inside it checked again
-/// ([`Skim::skip_container`]). What `T` reads is parsed and checked as in [`from_str`]. On a
-/// line that is not valid JSON the result may differ from [`from_str`]'s, never more.
+/// ([`Skim::skip_container`]). What `T` reads is parsed and checked as in [`from_str`]. `T`
+/// may also stop early (the visitor of the outermost object returns before its end): the
+/// rest of the line is not read. On a line that is not valid JSON the result may differ
+/// from [`from_str`]'s, never more.
 pub fn from_accepted_str<'de, T: de::Deserialize<'de>>(text: &'de str) -> Result<T> {
     let mut s = Skim::new(text, None);
     s.accepted = true;
-    read(s, std::marker::PhantomData)
+    T::deserialize(&mut s)
 }
 
 /// Why the skimmer stopped. It explains nothing else: the caller asks serde_json.

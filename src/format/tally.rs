@@ -117,7 +117,10 @@ pub struct MessageTally {
 /// Count one line (see [`LineTally`]); `None` when the line is no object, when a block
 /// needs decoding whole, or when the skimmer declines the line. The line is one the load
 /// decoded: the objects and arrays the count does not read (a Claude Code line's copy of
-/// the tool output, say) are skipped unchecked ([`super::skim::from_accepted_str`]).
+/// the tool output, say) are skipped unchecked ([`super::skim::from_accepted_str`]). The
+/// count stops at the end of a `message` that has content: nothing after it can change
+/// what is counted, as no format decodes a line that has a second `message` (serde's
+/// duplicate field; a test holds every format that counts to it).
 pub fn line_tally(text: &str) -> Option<LineTally> {
     super::skim::from_accepted_str::<LineTallyDe>(text).ok().map(|l| l.0)
 }
@@ -136,7 +139,13 @@ impl<'de> Deserialize<'de> for LineTallyDe {
                 let mut l = LineTally::default();
                 while let Some(k) = a.next_key::<Member>()? {
                     match k {
-                        Member::Message => l.message = a.next_value::<MessageTallyDe>()?.0,
+                        Member::Message => {
+                            l.message = a.next_value::<MessageTallyDe>()?.0;
+                            if l.message.has_content {
+                                // The rest of the line is not read.
+                                return Ok(LineTallyDe(l));
+                            }
+                        }
                         Member::Content => {
                             l.content = a.next_value::<Option<ListTally>>()?.map(|c| c.0).unwrap_or_default()
                         }
