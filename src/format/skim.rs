@@ -230,7 +230,10 @@ impl<'de> Skim<'de> {
         let at = self.i;
         let key = self.parse_str()?;
         let seen = &self.keys[frame..];
-        let print = fingerprint(&key);
+        let print = match &key {
+            Cow::Borrowed(k) => fingerprint_at(self.b, at + 1, k),
+            Cow::Owned(k) => fingerprint(k),
+        };
         let bit = bloom_bit(print);
         if self.bloom & bit != 0 && seen.len() < FEW_KEYS {
             if let Some(first) = seen.iter().find(|k| k.print == print && k.key == key).map(|k| k.at) {
@@ -778,6 +781,18 @@ fn fingerprint(key: &str) -> u64 {
         None => b.iter().rev().fold(0, |w, &c| w << 8 | u64::from(c)),
     };
     head | (b.len() as u64) << 56
+}
+
+/// [`fingerprint`] of a key that is the bytes of the line `b` from `from`: its first 8 bytes
+/// are one read of the line when it has them (a short key's fold is a loop).
+fn fingerprint_at(b: &[u8], from: usize, key: &str) -> u64 {
+    match b.get(from..).and_then(|r| r.first_chunk::<8>()) {
+        Some(word) => {
+            let head = u64::from_le_bytes(*word) & ((1u64 << (8 * key.len().min(7))) - 1);
+            head | (key.len() as u64) << 56
+        }
+        None => fingerprint(key),
+    }
 }
 
 /// The bit of a key in [`Skim::bloom`]: 6 bits of its [`fingerprint`], mixed (keys alike in
@@ -1416,6 +1431,14 @@ mod tests {
         assert_eq!(fingerprint("parentI"), 7 << 56 | 0x0049_746e_6572_6170);
         assert_eq!(fingerprint("parentId"), 8 << 56 | 0x0049_746e_6572_6170);
         assert_eq!(fingerprint("parentIx"), fingerprint("parentId"));
+        // Read from the line, whatever follows the key and wherever the line ends.
+        let line = "parentUuid\":\"x\"}";
+        for len in 0..=10 {
+            for end in len..=line.len() {
+                let b = &line.as_bytes()[..end];
+                assert_eq!(fingerprint_at(b, 0, &line[..len]), fingerprint(&line[..len]), "{len} of {end}");
+            }
+        }
     }
 
     #[test]
