@@ -373,9 +373,8 @@ impl<'de> Skim<'de> {
     /// Skip any value, iteratively (no recursion, whatever the nesting).
     fn skip_value(&mut self) -> Result<()> {
         // One frame per open container: an array, or an object and where its keys start;
-        // and the key bits of each object that an inner object put aside.
-        let mut stack: Vec<usize> = Vec::new();
-        let mut outer_blooms: Vec<u64> = Vec::new();
+        // with the key bits of the object around it, put aside while it is open.
+        let mut stack: Vec<(usize, u64)> = Vec::new();
         loop {
             // A value starts here.
             let c = self.peek()?;
@@ -389,9 +388,8 @@ impl<'de> Skim<'de> {
                         self.i += 1;
                     } else {
                         let frame = self.keys.len();
-                        outer_blooms.push(std::mem::take(&mut self.bloom));
+                        stack.push((frame, std::mem::take(&mut self.bloom)));
                         self.key_colon(frame)?;
-                        stack.push(frame);
                         continue;
                     }
                 }
@@ -400,7 +398,7 @@ impl<'de> Skim<'de> {
                     if self.peek()? == b']' {
                         self.i += 1;
                     } else {
-                        stack.push(ARRAY);
+                        stack.push((ARRAY, 0));
                         continue;
                     }
                 }
@@ -417,7 +415,7 @@ impl<'de> Skim<'de> {
             }
             // After a value: close containers or move to the next element.
             loop {
-                let Some(&top) = stack.last() else { return Ok(()) };
+                let Some(&(top, outer)) = stack.last() else { return Ok(()) };
                 match self.peek()? {
                     b',' => {
                         self.i += 1;
@@ -430,7 +428,7 @@ impl<'de> Skim<'de> {
                         self.i += 1;
                         stack.pop();
                         self.close_object(top)?;
-                        self.bloom = outer_blooms.pop().unwrap_or(0);
+                        self.bloom = outer;
                     }
                     b']' if top == ARRAY => {
                         self.i += 1;
@@ -774,25 +772,19 @@ impl CharMasks {
 /// apart without comparing their bytes (equal keys have equal fingerprints; keys of up to 7
 /// bytes with equal fingerprints are equal).
 fn fingerprint(key: &str) -> u64 {
-    let b = key.as_bytes();
-    // (No copy of a variable length: that is a call to memcpy per key.)
-    let head = match b.first_chunk::<8>() {
-        Some(word) => u64::from_le_bytes(*word) & 0x00ff_ffff_ffff_ffff,
-        None => b.iter().rev().fold(0, |w, &c| w << 8 | u64::from(c)),
-    };
-    head | (b.len() as u64) << 56
+    fingerprint_at(key.as_bytes(), 0, key)
 }
 
-/// [`fingerprint`] of a key that is the bytes of the line `b` from `from`: its first 8 bytes
-/// are one read of the line when it has them (a short key's fold is a loop).
+/// [`fingerprint`] of a key that is the bytes of `b` from `from` (a key read straight from
+/// the line, or the key itself): its first 8 bytes are one read when `b` has them, whatever
+/// follows the key, else they are folded byte by byte. (No copy of a variable length: that
+/// is a call to memcpy per key.)
 fn fingerprint_at(b: &[u8], from: usize, key: &str) -> u64 {
-    match b.get(from..).and_then(|r| r.first_chunk::<8>()) {
-        Some(word) => {
-            let head = u64::from_le_bytes(*word) & ((1u64 << (8 * key.len().min(7))) - 1);
-            head | (key.len() as u64) << 56
-        }
-        None => fingerprint(key),
-    }
+    let head = match b.get(from..).and_then(|r| r.first_chunk::<8>()) {
+        Some(word) => u64::from_le_bytes(*word),
+        None => key.bytes().take(7).rev().fold(0, |w, c| w << 8 | u64::from(c)),
+    };
+    head & ((1u64 << (8 * key.len().min(7))) - 1) | (key.len() as u64) << 56
 }
 
 /// The bit of a key in [`Skim::bloom`]: 6 bits of its [`fingerprint`], mixed (keys alike in

@@ -120,7 +120,8 @@ pub struct MessageTally {
 /// the tool output, say) are skipped unchecked ([`super::skim::from_accepted_str`]). The
 /// count stops at the end of a `message` that has content: nothing after it can change
 /// what is counted, as no format decodes a line that has a second `message` (serde's
-/// duplicate field; a test holds every format that counts to it).
+/// duplicate field; `no_counted_format_decodes_a_line_with_two_messages` holds every
+/// format that counts to it).
 pub fn line_tally(text: &str) -> Option<LineTally> {
     super::skim::from_accepted_str::<LineTallyDe>(text).ok().map(|l| l.0)
 }
@@ -270,10 +271,11 @@ const NULL_LEN: u64 = 4;
 
 /// The units of a value written back as compact JSON: `js_len(&v.to_string())` of the
 /// `serde_json::Value` it decodes to, as a tool call's arguments are counted, measured as the
-/// value passes (no value is built, no text written). Numbers are written as serde_json
-/// writes them (integers in decimal, floats by `zmij`, as serde_json does, a float out of range as null), strings
-/// with serde_json's escapes. The skimmer refuses a key written twice, the one case where
-/// a `Value` (which keeps the last) would be shorter than the text it came from.
+/// value passes (no value is built, no text written). Numbers are measured as serde_json
+/// writes them (integers in decimal, floats by `zmij` as serde_json does, a float out of
+/// range as null), strings with serde_json's escapes. The skimmer refuses a key written
+/// twice, the one case where a `Value` (which keeps the last) would be shorter than the text
+/// it came from.
 pub struct JsonLen(pub u64);
 
 impl<'de> Deserialize<'de> for JsonLen {
@@ -652,6 +654,56 @@ mod tests {
         for _ in 0..2000 {
             let text = value(&mut next, 0);
             assert_eq!(measured(&text), written(&text), "{text}");
+        }
+    }
+
+    /// The count stops reading a line at the end of a `message` that has content
+    /// ([`line_tally`]), which is sound only because no format that counts decodes a line
+    /// with a second `message` (the decode would take the last): such a line is damaged, and
+    /// no entry.
+    #[test]
+    fn no_counted_format_decodes_a_line_with_two_messages() {
+        use crate::model::Format;
+        let (one, two) =
+            (r#"{"role":"user","content":"one"}"#, r#"{"role":"user","content":[{"type":"text","text":"second"}]}"#);
+        let files = [
+            (
+                "arcturn",
+                format!(
+                    "{}\n{}",
+                    r#"{"kind":"session","version":1,"id":"s","timestamp":"2026-11-02T09:14:03.463Z"}"#,
+                    format_args!(
+                        r#"{{"kind":"message","id":"a","parentId":null,"timestamp":"2026-11-02T09:16:20.530Z","message":{one},"message":{two}}}"#
+                    )
+                ),
+            ),
+            (
+                "crab",
+                format!(
+                    "{}\n{}",
+                    r#"{"kind":"meta","format_version":2,"created":"1793784600412ms"}"#,
+                    format_args!(r#"{{"kind":"message","id":1,"parent_id":null,"message":{one},"message":{two}}}"#)
+                ),
+            ),
+            (
+                "claude",
+                format!(
+                    r#"{{"parentUuid":null,"sessionId":"s","type":"user","uuid":"a","timestamp":"2026-02-11T10:00:01.000Z","message":{one},"message":{two}}}"#
+                ),
+            ),
+        ];
+        for (format, text) in &files {
+            let src = crate::source::Source::from_bytes(format, text.clone().into_bytes()).unwrap();
+            let s = crate::session::Session::load(&src, None).unwrap();
+            assert_eq!(s.format.as_str(), *format);
+            assert!(s.entries.is_empty(), "{format}: a line with two messages was decoded");
+            assert!(s.findings.iter().any(|f| f.code == crate::finding::Code::DuplicateKey), "{format}");
+        }
+        // Every format that counts from the line is here.
+        for format in [Format::Arcturn, Format::Crab, Format::Pi, Format::Claude, Format::Codex] {
+            if crate::format::decoder(format).tally.is_some() {
+                assert!(files.iter().any(|(f, _)| *f == format.as_str()), "{format} counts but is not tried");
+            }
         }
     }
 }
