@@ -131,7 +131,7 @@ impl Anomaly {
 pub fn audit(text: &str) -> Vec<Anomaly> {
     let mut s = Skim::new(text, Some(Vec::new()));
     let _ = s.skip_value();
-    s.audit.unwrap_or_default()
+    s.audit.take().unwrap_or_default()
 }
 
 /// The line with every out-of-range number turned into a string of its own text
@@ -161,13 +161,38 @@ pub fn big_numbers_as_text(text: &str) -> Option<String> {
 /// quadratic time.
 const FEW_KEYS: usize = 16;
 
-/// A key seen in an object that is still open.
-struct SeenKey<'de> {
-    key: Cow<'de, str>,
+/// A key seen in an object that is still open: its fingerprint and where it is. Its text is
+/// read again from the line only when it must be compared (keys whose fingerprints are
+/// equal), so the record borrows nothing and the stack of them outlives the line.
+#[derive(Clone, Copy)]
+struct SeenKey {
     /// [`fingerprint`] of the key: keys with different ones differ.
     print: u64,
     /// Byte offset of its opening quote.
     at: usize,
+}
+
+/// The text of the key whose opening quote is at `at` in `s`, read again.
+fn key_at(s: &str, at: usize) -> Result<Cow<'_, str>> {
+    let (end, escaped) = scan_str(s.as_bytes(), at + 1).ok_or(DECLINED)?;
+    let raw = s.get(at + 1..end - 1).ok_or(DECLINED)?;
+    if escaped {
+        unescape(raw).map(Cow::Owned)
+    } else {
+        Ok(Cow::Borrowed(raw))
+    }
+}
+
+/// What one line's reading needs room for, kept per thread from line to line, so that no
+/// line allocates it anew: the keys of the open objects, and [`Skim::skip_value`]'s frames.
+#[derive(Default)]
+struct Scratch {
+    keys: Vec<SeenKey>,
+    frames: Vec<(usize, u64)>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::Cell<Scratch> = const { std::cell::Cell::new(Scratch { keys: Vec::new(), frames: Vec::new() }) };
 }
 
 impl de::Error for Error {
@@ -185,7 +210,9 @@ struct Skim<'de> {
     i: usize,
     depth: usize,
     /// The keys of every open object, innermost last; each object knows where its own start.
-    keys: Vec<SeenKey<'de>>,
+    keys: Vec<SeenKey>,
+    /// [`Skim::skip_value`]'s frames, kept for its next call.
+    frames: Vec<(usize, u64)>,
     /// One bit per key of the innermost open object ([`bloom_bit`]): a key whose bit is not
     /// set yet is new, without comparing it with the others. An object that opens inside
     /// another saves the outer one's bits and gives them back when it closes.
@@ -197,20 +224,19 @@ struct Skim<'de> {
     accepted: bool,
 }
 
+impl Drop for Skim<'_> {
+    /// The scratch vectors go back to the thread for its next line.
+    fn drop(&mut self) {
+        SCRATCH.set(Scratch { keys: std::mem::take(&mut self.keys), frames: std::mem::take(&mut self.frames) });
+    }
+}
+
 impl<'de> Skim<'de> {
     fn new(text: &'de str, audit: Option<Vec<Anomaly>>) -> Skim<'de> {
-        // Room for the keys of a typical line's open objects at once: the vector does not
-        // grow (and copy) key by key on every line.
-        Skim {
-            s: text,
-            b: text.as_bytes(),
-            i: 0,
-            depth: 0,
-            keys: Vec::with_capacity(32),
-            bloom: 0,
-            audit,
-            accepted: false,
-        }
+        let Scratch { mut keys, mut frames } = SCRATCH.take();
+        keys.clear();
+        frames.clear();
+        Skim { s: text, b: text.as_bytes(), i: 0, depth: 0, keys, frames, bloom: 0, audit, accepted: false }
     }
 
     /// Note an anomaly: collected when auditing, else the line is declined.
@@ -229,19 +255,26 @@ impl<'de> Skim<'de> {
     fn object_key(&mut self, frame: usize) -> Result<Cow<'de, str>> {
         let at = self.i;
         let key = self.parse_str()?;
-        let seen = &self.keys[frame..];
         let print = match &key {
             Cow::Borrowed(k) => fingerprint_at(self.b, at + 1, k),
             Cow::Owned(k) => fingerprint(k),
         };
         let bit = bloom_bit(print);
+        let seen = &self.keys[frame..];
         if self.bloom & bit != 0 && seen.len() < FEW_KEYS {
-            if let Some(first) = seen.iter().find(|k| k.print == print && k.key == key).map(|k| k.at) {
+            let mut first = None;
+            for k in seen.iter().filter(|k| k.print == print) {
+                if key_at(self.s, k.at)? == key {
+                    first = Some(k.at);
+                    break;
+                }
+            }
+            if let Some(first) = first {
                 self.anomaly(Anomaly::DuplicateKey { key: key.to_string(), first: first + 1, again: at + 1 })?;
             }
         }
         self.bloom |= bit;
-        self.keys.push(SeenKey { key: key.clone(), at, print });
+        self.keys.push(SeenKey { print, at });
         Ok(key)
     }
 
@@ -251,15 +284,24 @@ impl<'de> Skim<'de> {
         if self.keys.len() > frame + FEW_KEYS {
             // Keys from this offset on were not compared when they were read.
             let unchecked = self.keys[frame + FEW_KEYS].at;
-            let seen = &mut self.keys[frame..];
-            seen.sort_unstable_by(|a, b| a.key.cmp(&b.key).then(a.at.cmp(&b.at)));
-            let dups: Vec<Anomaly> = seen
-                .windows(2)
-                .filter(|w| w[0].key == w[1].key && w[1].at >= unchecked)
-                .map(|w| Anomaly::DuplicateKey { key: w[0].key.to_string(), first: w[0].at + 1, again: w[1].at + 1 })
-                .collect();
-            for a in dups {
-                self.anomaly(a)?;
+            self.keys[frame..].sort_unstable_by_key(|k| (k.print, k.at));
+            // Only keys that share a fingerprint with another are read again: equal keys,
+            // and the rare different ones alike in length and first 7 bytes.
+            let mut dups = Vec::new();
+            for alike in self.keys[frame..].chunk_by(|a, b| a.print == b.print).filter(|r| r.len() > 1) {
+                let mut texts = alike.iter().map(|k| Ok((key_at(self.s, k.at)?, k.at))).collect::<Result<Vec<_>>>()?;
+                texts.sort_unstable();
+                dups.extend(
+                    texts
+                        .windows(2)
+                        .filter(|w| w[0].0 == w[1].0 && w[1].1 >= unchecked)
+                        .map(|w| (w[0].clone(), w[1].1)),
+                );
+            }
+            // In the order of the keys' texts, as a sort of the texts gives them.
+            dups.sort_unstable();
+            for ((key, first), again) in dups {
+                self.anomaly(Anomaly::DuplicateKey { key: key.into_owned(), first: first + 1, again: again + 1 })?;
             }
         }
         self.keys.truncate(frame);
@@ -372,9 +414,17 @@ impl<'de> Skim<'de> {
 
     /// Skip any value, iteratively (no recursion, whatever the nesting).
     fn skip_value(&mut self) -> Result<()> {
-        // One frame per open container: an array, or an object and where its keys start;
-        // with the key bits of the object around it, put aside while it is open.
-        let mut stack: Vec<(usize, u64)> = Vec::new();
+        let mut stack = std::mem::take(&mut self.frames);
+        stack.clear();
+        let skipped = self.skip_in(&mut stack);
+        self.frames = stack;
+        skipped
+    }
+
+    /// [`Skim::skip_value`] with `stack` for its frames: one per open container, an array,
+    /// or an object and where its keys start, with the key bits of the object around it,
+    /// put aside while it is open.
+    fn skip_in(&mut self, stack: &mut Vec<(usize, u64)>) -> Result<()> {
         loop {
             // A value starts here.
             let c = self.peek()?;
@@ -1468,6 +1518,61 @@ mod tests {
             assert!(serde_json::from_str::<Value>(&doc).is_ok(), "{doc}");
             let found: Vec<Anomaly> = audit(&doc);
             assert_eq!(found.len(), usize::from(dup), "{doc}: {found:?}");
+        }
+    }
+
+    /// In an object of more than [`FEW_KEYS`] keys, every duplicate is found, whatever the
+    /// keys' fingerprints: those read before the limit against their first copy as they are
+    /// read, the others when the object closes, in the order of their texts, each against
+    /// the copy before it. The expected list is worked out here from the written keys.
+    #[test]
+    fn big_objects_report_every_duplicate_in_order() {
+        // (as written, decoded): keys alike in length and first 7 bytes share a fingerprint.
+        let alike = [
+            ("parentId", "parentId"),
+            ("parentIx", "parentIx"),
+            ("parent\\u0049d", "parentId"),
+            ("k1", "k1"),
+            ("parentIx", "parentIx"),
+            ("\\u00e9t\\u00e9", "\u{e9}t\u{e9}"),
+        ];
+        for filler in [0, 3, 11, 14, 20] {
+            let mut keys: Vec<(String, String)> = (0..filler).map(|k| (format!("f{k}"), format!("f{k}"))).collect();
+            for round in 0..3 {
+                keys.extend(alike.iter().map(|(w, t)| (w.to_string(), t.to_string())));
+                keys.push((format!("r{round}"), format!("r{round}")));
+            }
+            let mut doc = String::from("{\"a\":1,\"skip\":{");
+            let mut at = Vec::new();
+            for (i, (written, _)) in keys.iter().enumerate() {
+                if i > 0 {
+                    doc.push(',');
+                }
+                at.push(doc.len() + 1);
+                doc.push_str(&format!("\"{written}\":{i}"));
+            }
+            doc.push_str("}}");
+            let mut expected = Vec::new();
+            for (i, (_, text)) in keys.iter().enumerate().take(FEW_KEYS) {
+                if let Some(j) = keys[..i].iter().position(|(_, t)| t == text) {
+                    expected.push(Anomaly::DuplicateKey { key: text.clone(), first: at[j], again: at[i] });
+                }
+            }
+            if keys.len() > FEW_KEYS {
+                let mut texts: Vec<&String> = keys.iter().map(|(_, t)| t).collect();
+                texts.sort();
+                texts.dedup();
+                for text in texts {
+                    let copies: Vec<usize> = (0..keys.len()).filter(|&i| &keys[i].1 == text).collect();
+                    for w in copies.windows(2).filter(|w| w[1] >= FEW_KEYS) {
+                        expected.push(Anomaly::DuplicateKey { key: text.clone(), first: at[w[0]], again: at[w[1]] });
+                    }
+                }
+            }
+            assert!(!expected.is_empty());
+            assert_eq!(audit(&doc), expected, "{filler} keys before: {doc}");
+            assert!(from_str::<Value>(&doc).is_err(), "{doc}");
+            assert!(serde_json::from_str::<Value>(&doc).is_ok(), "{doc}");
         }
     }
 
