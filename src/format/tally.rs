@@ -326,6 +326,12 @@ impl<'de> Visitor<'de> for JsonLenVisitor {
         Ok(JsonLen(quoted_len(s)))
     }
 
+    /// A string read as it is written holds no byte serde_json escapes: a quote, a
+    /// backslash or a control byte in it would have been written escaped.
+    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<JsonLen, E> {
+        Ok(JsonLen(2 + js_len(s)))
+    }
+
     fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<JsonLen, A::Error> {
         // `[` and `]`, and a comma before every element but the first.
         let (mut n, mut len) = (0u64, 2u64);
