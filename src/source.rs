@@ -294,15 +294,28 @@ pub fn count_lines(bytes: &[u8]) -> u32 {
 /// was read: an error naming it, never a crash.
 fn read_file(file: &File, name: &str, len: u64) -> Result<Vec<u8>> {
     let size = usize::try_from(len).map_err(|_| Error::input(name, format!("{len} bytes is too large to read")))?;
+    if size <= READ_PART {
+        // Read into room never written: a small buffer comes from memory the allocator
+        // reuses, which it would have to zero first. What the file gained since its size
+        // was taken is not read.
+        let mut buf = Vec::with_capacity(size);
+        let io = |source| Error::Io { path: name.to_string(), source };
+        io::Seek::seek(&mut &*file, io::SeekFrom::Start(0)).map_err(io)?;
+        let got = io::Read::read_to_end(&mut io::Read::take(file, len), &mut buf).map_err(io)?;
+        return shrank(name, size, got).map(|()| buf);
+    }
     // Zeroed memory straight from the OS (the allocator does not write it), filled once.
     let mut buf = vec![0u8; size];
-    let got = if size <= READ_PART {
-        read_at_full(file, &mut buf, 0)
-    } else {
+    let got = {
         let parts = buf.par_chunks_mut(READ_PART).enumerate();
         parts.map(|(k, part)| read_at_full(file, part, (k * READ_PART) as u64)).try_reduce(|| 0, |a, b| Ok(a + b))
     };
     let got = got.map_err(|source| Error::Io { path: name.to_string(), source })?;
+    shrank(name, size, got).map(|()| buf)
+}
+
+/// The error of a file that had `size` bytes at open and `got` when read, if fewer.
+fn shrank(name: &str, size: usize, got: usize) -> Result<()> {
     if got < size {
         return Err(Error::input(
             name,
@@ -311,7 +324,7 @@ fn read_file(file: &File, name: &str, len: u64) -> Result<Vec<u8>> {
             ),
         ));
     }
-    Ok(buf)
+    Ok(())
 }
 
 /// Fill `buf` from `offset`, retrying interrupted reads; fewer bytes only at end of file.
@@ -634,6 +647,28 @@ mod tests {
         }
         assert_eq!(byte_count(DEFAULT_MAX_BYTES), "2 GiB");
         assert_eq!(byte_count(1000), "1000 bytes");
+    }
+
+    /// A small file is read whole in one go, at the size seen at open: what it gains after
+    /// is left for the next read, and what it loses is an error.
+    #[test]
+    fn small_file_is_read_at_its_size_at_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let body = b"{\"a\":1}\n".repeat(1000);
+        std::fs::write(&path, &body).unwrap();
+        let file = File::open(&path).unwrap();
+        let len = file.metadata().unwrap().len();
+        assert_eq!(read_file(&file, "s.jsonl", len).unwrap(), body);
+        // Read again through the same handle: from the start, not from where the last read
+        // stopped.
+        assert_eq!(read_file(&file, "s.jsonl", len).unwrap(), body);
+        let mut grow = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+        std::io::Write::write_all(&mut grow, b"{\"b\":2}\n").unwrap();
+        assert_eq!(read_file(&file, "s.jsonl", len).unwrap(), body, "only the size seen at open");
+        std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(len - 3).unwrap();
+        let e = read_file(&file, "s.jsonl", len).unwrap_err().to_string();
+        assert!(e.contains(&format!("({len} bytes at open, {} readable)", len - 3)), "{e}");
     }
 
     #[test]
