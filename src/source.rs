@@ -27,8 +27,10 @@ const READ_BLOCK: usize = 4 << 20;
 /// copy out of the page cache (and the first touch of each page of the buffer) is most of
 /// what reading costs, and it divides between CPUs like the decode does.
 const READ_PART: usize = 8 << 20;
-/// Regular files smaller than this are read, larger ones mapped (unless `--no-mmap`).
-pub const MAP_MIN: u64 = 1 << 20;
+/// Regular files smaller than this are read, larger ones mapped (unless `--no-mmap`). Over
+/// directories of files of one size, reading was 6% faster at 1 MiB, as fast at 2 and 4 MiB,
+/// and mapping 10-25% faster from 8 MiB on.
+pub const MAP_MIN: u64 = 2 << 20;
 /// A single line longer than this in a stream is refused: `/dev/zero` must not eat memory.
 pub const MAX_STREAM_LINE: usize = 1 << 30;
 /// What `--max-bytes` defaults to: the most read from one input whose size is not known

@@ -427,7 +427,7 @@ fn mapped_large_file_reads_the_same_as_no_mmap() {
     let dir = tempfile::tempdir().unwrap();
     let mut bytes = Vec::new();
     gen::arcturn_session(&mut bytes, 3 << 20, 7).unwrap();
-    assert!(bytes.len() >= 3 << 20, "above the 1 MiB mapping threshold");
+    assert!(bytes.len() >= 3 << 20, "above the 2 MiB mapping threshold");
     let mid = bytes[..bytes.len() / 2].iter().rposition(|&b| b == b'\n').unwrap() + 1;
     bytes.splice(mid..mid, b"{\"type\":\"message\",\"id\":\n".iter().copied());
     bytes.extend_from_slice(b"{\"type\":\"mess");
