@@ -84,7 +84,7 @@ fn lint(s: &Session<'_>) -> Vec<Finding> {
         if e.kind != Kind::Compaction {
             continue;
         }
-        let Some(c) = e.compaction.as_ref() else { continue };
+        let Some(c) = e.compaction() else { continue };
         let on_path = |t: &crate::model::Id<'_>| match s.tree.get(t) {
             None => Err(format!("{} names no entry in the file", quoted(t))),
             Some(j) if j as usize == i || !s.tree.is_ancestor(j, i as Ix) => {

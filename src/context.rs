@@ -523,7 +523,7 @@ fn keep_from(s: &Session<'_>, c: &crate::model::Compaction<'_>, path: &[Ix], p: 
 fn first_sent(s: &Session<'_>, path: &[Ix]) -> usize {
     let last = path.iter().enumerate().rev().find_map(|(p, &ix)| {
         let e = s.entry(ix);
-        (e.kind == Kind::Compaction).then_some((p, e.compaction.as_ref()))
+        (e.kind == Kind::Compaction).then_some((p, e.compaction()))
     });
     match last {
         Some((p, Some(c))) => keep_from(s, c, path, p).unwrap_or(p),
@@ -537,7 +537,7 @@ fn arcturn(s: &Session<'_>, leaf: Ix, w: &mut Walk, skip: Skip, mode: Mode) -> R
     let from = if skip == Skip::Folded { first_sent(s, &path) } else { 0 };
     // The ledger of elided results (the only reader of call names) is filled by context
     // edits: without one on the path, no name is kept.
-    w.names = path.iter().any(|&i| s.entry(i).state.as_ref().is_some_and(|st| st.context_edit.is_some()));
+    w.names = path.iter().any(|&i| s.entry(i).state().is_some_and(|st| st.context_edit.is_some()));
     // Elided results are written from their blocks.
     let mode = if w.names { Mode::Blocks } else { mode };
     let mut decoded = decode_path(s, &path, from, mode).into_iter();
@@ -547,7 +547,7 @@ fn arcturn(s: &Session<'_>, leaf: Ix, w: &mut Walk, skip: Skip, mode: Mode) -> R
         match e.kind {
             Kind::Message => w.push_message(s, ix, p, blocks)?,
             Kind::Compaction => {
-                let c = e.compaction.clone().unwrap_or_default();
+                let c = e.compaction().cloned().unwrap_or_default();
                 let keep_from = keep_from(s, &c, &path, p);
                 let text = c.summary.as_ref().map(|t| t.decode()).unwrap_or_default();
                 w.compactions.push(Applied {
@@ -562,7 +562,7 @@ fn arcturn(s: &Session<'_>, leaf: Ix, w: &mut Walk, skip: Skip, mode: Mode) -> R
                 w.fold(summary, keep_from, c.strip_tail_thinking);
             }
             Kind::State => {
-                let Some(st) = &e.state else { continue };
+                let Some(st) = e.state() else { continue };
                 if let Some(t) = st.todos {
                     w.todos = Some(raw_value(t));
                 }

@@ -319,11 +319,9 @@ pub struct Entry<'a> {
     pub parent: Option<Id<'a>>,
     /// Entry time, epoch milliseconds (arcturn `timestamp`; crab messages have none).
     pub timestamp: Option<i64>,
-    // Boxed: entries are moved around in bulk, and only one of these is ever set.
+    // Boxed: entries are moved around in bulk. (A compaction, a state change or a label is
+    // kept in `extra`: few entries are one.)
     pub message: Option<Box<Message<'a>>>,
-    pub compaction: Option<Box<Compaction<'a>>>,
-    pub state: Option<Box<State<'a>>>,
-    pub label: Option<Text<'a>>,
     /// The id was made up by the reader (`L<line>`), because the format has none. (In the
     /// entry itself, not in `extra`: formats without ids make one up for every entry.)
     pub synthetic_id: bool,
@@ -345,6 +343,12 @@ pub struct Extra<'a> {
     /// What a format's file-level pass needs from the line (read at decode time, while the
     /// line is in cache): the model call a line belongs to, a logical parent, ...
     pub hints: Vec<(&'static str, Cow<'a, str>)>,
+    /// What a compaction entry says ([`Entry::compaction`]).
+    pub compaction: Option<Box<Compaction<'a>>>,
+    /// What a state entry sets ([`Entry::state`]).
+    pub state: Option<Box<State<'a>>>,
+    /// A label entry's text ([`Entry::label_text`]).
+    pub label_text: Option<Text<'a>>,
 }
 
 impl<'a> Entry<'a> {
@@ -373,6 +377,42 @@ impl<'a> Entry<'a> {
     /// The entry's extra part, created on first use.
     pub fn extra_mut(&mut self) -> &mut Extra<'a> {
         self.extra.get_or_insert_with(Default::default)
+    }
+
+    /// What the entry says as a compaction, if it is one.
+    pub fn compaction(&self) -> Option<&Compaction<'a>> {
+        self.extra.as_ref()?.compaction.as_deref()
+    }
+
+    pub fn compaction_mut(&mut self) -> Option<&mut Compaction<'a>> {
+        self.extra.as_mut()?.compaction.as_deref_mut()
+    }
+
+    /// What the entry sets as a state change, if it is one.
+    pub fn state(&self) -> Option<&State<'a>> {
+        self.extra.as_ref()?.state.as_deref()
+    }
+
+    /// The text of a label entry.
+    pub fn label_text(&self) -> Option<&Text<'a>> {
+        self.extra.as_ref()?.label_text.as_ref()
+    }
+
+    /// The entry with its compaction, state and label text (a format's decode gives them
+    /// together; nearly always all `None`, and nothing is allocated).
+    pub fn with_parts(
+        mut self,
+        compaction: Option<Compaction<'a>>,
+        state: Option<State<'a>>,
+        label: Option<Text<'a>>,
+    ) -> Self {
+        if compaction.is_some() || state.is_some() || label.is_some() {
+            let x = self.extra_mut();
+            x.compaction = compaction.map(Box::new);
+            x.state = state.map(Box::new);
+            x.label_text = label;
+        }
+        self
     }
 }
 
@@ -728,9 +768,9 @@ mod tests {
         assert_ne!(key(canonical), key("55d37ca7-989b-4ca7-8cf2-989b5cf255d4"));
         assert_eq!(key(canonical).hash64(), key(canonical).hash64());
         assert_eq!(std::mem::size_of::<Key>(), 24);
-        // The made-up-id flag sits in the entry's padding: an entry of a format without ids
-        // needs no box of rarer parts for it.
-        assert_eq!(std::mem::size_of::<Entry>(), 168);
+        // The made-up-id flag sits in the entry's padding, and the parts few entries have
+        // (a compaction, a state change, a label's text) in its box of rarer parts.
+        assert_eq!(std::mem::size_of::<Entry>(), 128);
     }
 
     /// The vector digits against the scalar ones: every byte at every place, between digits

@@ -42,7 +42,7 @@ fn describe_kind(e: &Entry<'_>, content: Option<&Content>) -> Description {
     match e.kind {
         Kind::Message => message(e, content),
         Kind::Compaction => {
-            let c = e.compaction.as_ref();
+            let c = e.compaction();
             let tokens = match c.map(|c| (c.tokens_before, c.tokens_after)) {
                 Some((Some(b), Some(a))) => format!("{} -> {} tokens", tokens(b), tokens(a)),
                 // How much the summary weighs is not recorded: unknown, never 0.
@@ -55,12 +55,12 @@ fn describe_kind(e: &Entry<'_>, content: Option<&Content>) -> Description {
         }
         Kind::Label => Description {
             label: "label".into(),
-            text: e.label.as_ref().map(|l| first_line(&l.prefix(PREVIEW_CHARS).0)).unwrap_or_default(),
+            text: e.label_text().map(|l| first_line(&l.prefix(PREVIEW_CHARS).0)).unwrap_or_default(),
             alert: false,
         },
         Kind::State => {
             let mut parts = Vec::new();
-            if let Some(s) = &e.state {
+            if let Some(s) = e.state() {
                 if let Some(t) = s.todos {
                     let n = serde_json::from_str::<Vec<serde_json::Value>>(t.get()).map(|v| v.len()).ok();
                     parts.push(match n {

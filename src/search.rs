@@ -95,12 +95,14 @@ impl Search {
                 Err(_) => Vec::new(),
             },
             Kind::Compaction => {
-                let t = e.compaction.as_ref().and_then(|c| c.summary.as_ref()).map(|t| t.decode());
+                let t = e.compaction().and_then(|c| c.summary.as_ref()).map(|t| t.decode());
                 t.into_iter().map(|text| Part { what: What::Summary, role: None, tool: None, text }).collect()
             }
-            Kind::Label => {
-                e.label.iter().map(|t| Part { what: What::Label, role: None, tool: None, text: t.decode() }).collect()
-            }
+            Kind::Label => e
+                .label_text()
+                .into_iter()
+                .map(|t| Part { what: What::Label, role: None, tool: None, text: t.decode() })
+                .collect(),
             Kind::State | Kind::Unknown => Vec::new(),
         };
         let mut hits = Vec::new();

@@ -708,10 +708,10 @@ impl SessionStats {
                     }
                 }
             }
-            if let Some(c) = &e.compaction {
+            if let Some(c) = e.compaction() {
                 compactions.add(c.tokens_before, c.tokens_after);
             }
-            if let Some(ce) = e.state.as_ref().and_then(|st| st.context_edit.as_ref()) {
+            if let Some(ce) = e.state().and_then(|st| st.context_edit.as_ref()) {
                 context_edits.passes += 1;
                 context_edits.elided += ce.elided.len() as u64;
             }

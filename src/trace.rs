@@ -508,7 +508,7 @@ fn arcturn_span(
     }
     match e.kind {
         Kind::Compaction => {
-            let c = e.compaction.as_ref()?;
+            let c = e.compaction()?;
             let mut f = Map::new();
             f.insert("tokens_before".into(), c.tokens_before.into());
             f.insert("tokens_after".into(), c.tokens_after.into());
@@ -516,7 +516,7 @@ fn arcturn_span(
             Some(event(span, "compaction", f))
         }
         Kind::State => {
-            let ce = e.state.as_ref()?.context_edit.as_ref()?;
+            let ce = e.state()?.context_edit.as_ref()?;
             let mut f = Map::new();
             f.insert("elided".into(), ce.elided.len().into());
             f.insert(

@@ -378,9 +378,6 @@ mod tests {
             parent: parent.map(|p| Id::Str(p.into())),
             timestamp: None,
             message: None,
-            compaction: None,
-            state: None,
-            label: None,
             synthetic_id: false,
             extra: None,
         }

@@ -360,7 +360,7 @@ fn chart(s: &Session<'_>, path: &[Ix], events: &[&Observation<'_>]) -> Chart {
                         }
                     }
                     (_, Kind::Compaction) => {
-                        let comp = e.compaction.as_ref();
+                        let comp = e.compaction();
                         let label = match comp.map(|c| (c.tokens_before, c.tokens_after)) {
                             Some((Some(b), Some(a))) => format!("compaction: {b} -> {a} tokens"),
                             _ => "compaction".into(),
@@ -427,7 +427,7 @@ impl Builder<'_, '_> {
                     items.push(Item::Message(self.message(ix, c.error.as_deref(), &c.blocks, Vec::new(), None)));
                 }
                 Kind::Compaction => {
-                    let c = e.compaction.clone().unwrap_or_default();
+                    let c = e.compaction().cloned().unwrap_or_default();
                     let detail = match c.up_to.as_ref() {
                         Some(t) => {
                             // `ix` is on the path, so its ancestors are too.
@@ -458,11 +458,11 @@ impl Builder<'_, '_> {
                     }));
                 }
                 Kind::State => {
-                    let text = e.state.as_deref().map(state_text).unwrap_or_else(|| "State entry".into());
+                    let text = e.state().map(state_text).unwrap_or_else(|| "State entry".into());
                     items.push(Item::Note(Note { anchor: id.clone(), id, time, text }));
                 }
                 Kind::Label => {
-                    let l = e.label.as_ref().map(|l| vis_line(&l.decode())).unwrap_or_default();
+                    let l = e.label_text().map(|l| vis_line(&l.decode())).unwrap_or_default();
                     items.push(Item::Note(Note { anchor: id.clone(), id, time, text: format!("Label: {l}") }));
                 }
                 Kind::Unknown => {

@@ -247,12 +247,10 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         parent,
         timestamp: raw.timestamp.ms(),
         message: message.map(Box::new),
-        compaction: compaction.map(Box::new),
-        state: state.map(Box::new),
-        label: text_of(raw.label),
         synthetic_id: false,
         extra: None,
-    };
+    }
+    .with_parts(compaction, state, text_of(raw.label));
     Ok((Record::Entry(entry), notes))
 }
 

@@ -323,9 +323,6 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
             parent: raw.parent_uuid.flatten().map(|p| Id::Str(p.0)),
             timestamp: raw.timestamp.ms(),
             message: None,
-            compaction: None,
-            state: None,
-            label: None,
             synthetic_id: !has_links,
             extra: Some(Box::new(crate::model::Extra { hints, ..Default::default() })),
         };
@@ -458,11 +455,9 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         parent,
         timestamp: raw.timestamp.ms(),
         message: message.map(Box::new),
-        compaction,
-        state: None,
-        label: None,
         synthetic_id: false,
-        extra: (!hints.is_empty()).then(|| Box::new(crate::model::Extra { hints, ..Default::default() })),
+        extra: (!hints.is_empty() || compaction.is_some())
+            .then(|| Box::new(crate::model::Extra { hints, compaction, ..Default::default() })),
     };
     Ok((Record::Entry(entry), notes))
 }
@@ -721,7 +716,7 @@ impl<'a> Stitch<'a> for Pass<'a> {
                 // Claude Code keeps nothing between the boundary and what it summarized: the
                 // context after it is the summary, then what follows. Naming the summarized
                 // entry (its parent) says exactly that.
-                if let Some(c) = e.compaction.as_mut() {
+                if let Some(c) = e.extra.as_mut().and_then(|x| x.compaction.as_mut()) {
                     c.up_to = e.parent.clone();
                 }
                 check.then_some(slot)
@@ -734,7 +729,7 @@ impl<'a> Stitch<'a> for Pass<'a> {
                 links[slot].1 = None;
                 if let Some(e) = keep[slot].as_mut() {
                     e.parent = None;
-                    if let Some(c) = e.compaction.as_mut() {
+                    if let Some(c) = e.compaction_mut() {
                         c.up_to = None;
                     }
                 }
@@ -896,7 +891,7 @@ impl<'a> Pass<'a> {
             match boundary.filter(|&b| self.keep[b].as_ref().is_some_and(|b| b.kind == Kind::Compaction)) {
                 Some(b_ix) => {
                     let b = self.keep[b_ix].as_mut().expect("a kept entry");
-                    let c = b.compaction.get_or_insert_with(Default::default);
+                    let c = b.extra_mut().compaction.get_or_insert_with(Default::default);
                     if c.summary.is_none() {
                         c.summary = text;
                         b.extra_mut().more_spans.push(e.span.clone());
@@ -910,7 +905,7 @@ impl<'a> Pass<'a> {
                     // No boundary line (older files): the summary line is the compaction.
                     e.kind = Kind::Compaction;
                     e.message = None;
-                    e.compaction = Some(Box::new(Compaction { summary: text, ..Compaction::default() }));
+                    e.extra_mut().compaction = Some(Box::new(Compaction { summary: text, ..Compaction::default() }));
                 }
             }
         }

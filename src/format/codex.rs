@@ -261,9 +261,6 @@ fn entry<'a>(line: &Line, ts: Option<i64>, kind: Kind, kind_name: Cow<'a, str>, 
         parent: None,
         timestamp: ts,
         message: None,
-        compaction: None,
-        state: None,
-        label: None,
         synthetic_id: false,
         extra: None,
     }
@@ -497,7 +494,7 @@ fn compacted<'a>(p: RawPayload<'a>, line: &Line, ts: Option<i64>) -> Entry<'a> {
             }
         }
     }
-    e.compaction = Some(Box::new(Compaction {
+    e.extra_mut().compaction = Some(Box::new(Compaction {
         summary: (!parts.is_empty()).then(|| Text::Plain(Cow::Owned(parts.join("\n\n")))),
         ..Compaction::default()
     }));

@@ -188,9 +188,6 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         parent,
         timestamp: None,
         message: message.map(Box::new),
-        compaction: None,
-        state: None,
-        label: None,
         synthetic_id: false,
         extra: None,
     };

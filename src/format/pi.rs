@@ -221,12 +221,10 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         parent,
         timestamp: raw.timestamp.ms(),
         message: message.map(Box::new),
-        compaction: compaction.map(Box::new),
-        state: state.map(Box::new),
-        label: text_of(raw.label),
         synthetic_id: false,
         extra: None,
-    };
+    }
+    .with_parts(compaction, state, text_of(raw.label));
     if v1 {
         entry.synthetic_id = true;
         let x = entry.extra_mut();
@@ -280,7 +278,7 @@ fn fold_entries(d: &mut Decoded<'_>) {
     for e in &d.entries {
         if e.kind == Kind::Label {
             if let Some(t) = e.hint("target") {
-                let text = e.label.as_ref().map(Text::decode).filter(|l| !l.is_empty());
+                let text = e.label_text().map(Text::decode).filter(|l| !l.is_empty());
                 labels.insert(t.to_string(), text);
             }
         }
@@ -315,7 +313,7 @@ fn migrate_v1(d: &mut Decoded<'_>) {
         }
         previous = Some(e.id.to_owned_id());
         let kept = e.hint("first_kept_index").and_then(|k| k.parse::<usize>().ok());
-        if let (Some(k), Some(c)) = (kept, e.compaction.as_mut()) {
+        if let (Some(k), Some(c)) = (kept, e.compaction_mut()) {
             // Index 0 is the header: no kept tail.
             c.first_kept = parsed.get(k).filter(|_| k > 0).and_then(|l| by_line.get(l)).cloned();
         }
