@@ -296,23 +296,23 @@ pub fn count_lines(bytes: &[u8]) -> u32 {
 /// was read: an error naming it, never a crash.
 fn read_file(file: &File, name: &str, len: u64) -> Result<Vec<u8>> {
     let size = usize::try_from(len).map_err(|_| Error::input(name, format!("{len} bytes is too large to read")))?;
+    let io = |source| Error::Io { path: name.to_string(), source };
     if size <= READ_PART {
         // Read into room never written: a small buffer comes from memory the allocator
         // reuses, which it would have to zero first. What the file gained since its size
         // was taken is not read.
         let mut buf = Vec::with_capacity(size);
-        let io = |source| Error::Io { path: name.to_string(), source };
         io::Seek::seek(&mut &*file, io::SeekFrom::Start(0)).map_err(io)?;
         let got = io::Read::read_to_end(&mut io::Read::take(file, len), &mut buf).map_err(io)?;
         return shrank(name, size, got).map(|()| buf);
     }
     // Zeroed memory straight from the OS (the allocator does not write it), filled once.
     let mut buf = vec![0u8; size];
-    let got = {
-        let parts = buf.par_chunks_mut(READ_PART).enumerate();
-        parts.map(|(k, part)| read_at_full(file, part, (k * READ_PART) as u64)).try_reduce(|| 0, |a, b| Ok(a + b))
-    };
-    let got = got.map_err(|source| Error::Io { path: name.to_string(), source })?;
+    let parts = buf.par_chunks_mut(READ_PART).enumerate();
+    let got = parts
+        .map(|(k, part)| read_at_full(file, part, (k * READ_PART) as u64))
+        .try_reduce(|| 0, |a, b| Ok(a + b))
+        .map_err(io)?;
     shrank(name, size, got).map(|()| buf)
 }
 

@@ -716,6 +716,7 @@ impl<'a> Stitch<'a> for Pass<'a> {
                 // Claude Code keeps nothing between the boundary and what it summarized: the
                 // context after it is the summary, then what follows. Naming the summarized
                 // entry (its parent) says exactly that.
+                // The field, not `compaction_mut()`: the entry's parent is read beside it.
                 if let Some(c) = e.extra.as_mut().and_then(|x| x.compaction.as_mut()) {
                     c.up_to = e.parent.clone();
                 }

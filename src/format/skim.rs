@@ -172,15 +172,19 @@ struct SeenKey {
     at: usize,
 }
 
+/// The text of a string's body `raw` (between its quotes): borrowed when it had no escapes.
+#[inline]
+fn body_text(raw: &str, escaped: bool) -> Result<Cow<'_, str>> {
+    if !escaped {
+        return Ok(Cow::Borrowed(raw));
+    }
+    unescape(raw).map(Cow::Owned)
+}
+
 /// The text of the key whose opening quote is at `at` in `s`, read again.
 fn key_at(s: &str, at: usize) -> Result<Cow<'_, str>> {
     let (end, escaped) = scan_str(s.as_bytes(), at + 1).ok_or(DECLINED)?;
-    let raw = s.get(at + 1..end - 1).ok_or(DECLINED)?;
-    if escaped {
-        unescape(raw).map(Cow::Owned)
-    } else {
-        Ok(Cow::Borrowed(raw))
-    }
+    body_text(s.get(at + 1..end - 1).ok_or(DECLINED)?, escaped)
 }
 
 /// What one line's reading needs room for, kept per thread from line to line, so that no
@@ -354,11 +358,7 @@ impl<'de> Skim<'de> {
     fn parse_str(&mut self) -> Result<Cow<'de, str>> {
         let start = self.i + 1;
         let escaped = self.skip_str()?;
-        let raw = self.s.get(start..self.i - 1).ok_or(DECLINED)?;
-        if !escaped {
-            return Ok(Cow::Borrowed(raw));
-        }
-        unescape(raw).map(Cow::Owned)
+        body_text(self.s.get(start..self.i - 1).ok_or(DECLINED)?, escaped)
     }
 
     /// Skip a number per the JSON grammar; returns its text.
