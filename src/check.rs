@@ -66,12 +66,12 @@ fn lint(s: &Session<'_>) -> Vec<Finding> {
             (ToolSide::Call, Some(k)) if t.ran => Finding::new(
                 Code::ToolCallWithoutResult,
                 Some(e.line),
-                format!("tool call `{}` has no result anywhere in the file", k.text_of()),
+                format!("tool call `{}` has no result anywhere in the file", k.text()),
             ),
             (ToolSide::Result, Some(k)) => Finding::new(
                 Code::ToolResultWithoutCall,
                 Some(e.line),
-                format!("tool result for `{}`, but no entry makes that call", k.text_of()),
+                format!("tool result for `{}`, but no entry makes that call", k.text()),
             ),
             (ToolSide::Result, None) => {
                 Finding::new(Code::ToolResultWithoutCall, Some(e.line), "tool result without a call id")
@@ -85,7 +85,7 @@ fn lint(s: &Session<'_>) -> Vec<Finding> {
             continue;
         }
         let Some(c) = e.compaction() else { continue };
-        let on_path = |t: &crate::model::Id<'_>| match s.tree.get(t) {
+        let on_path = |t: &crate::model::Id<'_>| match s.tree.get(&s.entries, t) {
             None => Err(format!("{} names no entry in the file", quoted(t))),
             Some(j) if j as usize == i || !s.tree.is_ancestor(j, i as Ix) => {
                 Err(format!("{} (line {}) is not on this compaction's own path", quoted(t), s.entry(j).line))
@@ -108,7 +108,7 @@ fn lint(s: &Session<'_>) -> Vec<Finding> {
     for o in &s.observations {
         if o.tag == "compaction" {
             if let Some(t) = &o.up_to_id {
-                if s.tree.get(t).is_none() {
+                if s.tree.get(&s.entries, t).is_none() {
                     out.push(Finding::new(
                         Code::CompactionTargetNotAncestor,
                         Some(o.line),

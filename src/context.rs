@@ -508,7 +508,7 @@ fn position(s: &Session<'_>, path: &[Ix], j: Ix) -> Option<usize> {
 /// not on the path before the compaction keeps nothing.
 fn keep_from(s: &Session<'_>, c: &crate::model::Compaction<'_>, path: &[Ix], p: usize) -> Option<usize> {
     let at = |t: &Option<crate::model::Id<'_>>| {
-        t.as_ref().and_then(|t| s.tree.get(t)).and_then(|j| position(s, path, j)).filter(|&u| u < p)
+        t.as_ref().and_then(|t| s.tree.get(&s.entries, t)).and_then(|j| position(s, path, j)).filter(|&u| u < p)
     };
     match (&c.up_to, &c.first_kept) {
         (Some(_), _) => at(&c.up_to).map(|u| u + 1),
@@ -621,7 +621,8 @@ fn crab(s: &Session<'_>, leaf: Ix, w: &mut Walk, mode: Mode) -> Result<()> {
             match strategy {
                 "shed" => w.add_to_ledger(o.shed.iter().map(|c| c.to_string())),
                 "summarize" => {
-                    let up_to = o.up_to_id.as_ref().and_then(|t| s.tree.get(t)).filter(|j| on_path.contains(j));
+                    let up_to =
+                        o.up_to_id.as_ref().and_then(|t| s.tree.get(&s.entries, t)).filter(|j| on_path.contains(j));
                     target_on_path = up_to.is_some();
                     let summary = o.summary.as_ref().map(|t| t.decode()).unwrap_or_default();
                     let keep_from = up_to.map(|j| s.entry(j).line as usize + 1);

@@ -40,22 +40,100 @@ impl fmt::Display for Format {
     }
 }
 
-/// An entry id, typed as in the file: crab writes integers, arcturn strings. `1` and `"1"`
-/// are different ids and never match.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// An entry id or a tool call id, typed as in the file: crab writes integers, arcturn
+/// strings, and `1` and `"1"` are different ids that never match. Text is packed where it
+/// can be: short text (8 hex digits, a made-up `L12`) inline, and a UUID in its canonical
+/// form as 128 bits, so that comparing or hashing an id reads 16 bytes instead of chasing a
+/// pointer into the file. Any other text stays text. Each text packs one way only, so two
+/// ids are equal exactly when their texts are (and their types).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Id<'a> {
     Int(u64),
-    Str(Cow<'a, str>),
+    /// Text of at most 15 bytes: its length, then its bytes (zeros after them).
+    Short(u8, [u8; 15]),
+    /// A UUID written in its canonical form (`8-4-4-4-12` lowercase hex digits), as 128 bits.
+    Uuid([u64; 2]),
+    /// Any other text (longer than 15 bytes, and not a canonical UUID).
+    Long(Cow<'a, str>),
 }
 
 /// An id that owns its text, for findings and views that outlive the buffer.
 pub type OwnedId = Id<'static>;
 
-impl Id<'_> {
+impl<'a> Id<'a> {
+    /// The id of a text, taking it: a long one that owns its bytes keeps them, uncopied.
+    pub fn from_text(s: Cow<'a, str>) -> Id<'a> {
+        Id::packed(&s).unwrap_or(Id::Long(s))
+    }
+
+    /// The id of a text (a long text that borrows from the buffer is borrowed again).
+    pub fn of_text(s: &Cow<'a, str>) -> Id<'a> {
+        Id::packed(s).unwrap_or_else(|| Id::Long(s.clone()))
+    }
+
+    /// The id of a text that does not outlive the call: packed, or else copied.
+    pub fn copied(s: &str) -> Id<'a> {
+        Id::packed(s).unwrap_or_else(|| Id::Long(Cow::Owned(s.to_string())))
+    }
+
+    /// A short string or a canonical UUID, packed; `None` for any other text.
+    fn packed(s: &str) -> Option<Id<'a>> {
+        if s.len() <= 15 {
+            let mut b = [0u8; 15];
+            b[..s.len()].copy_from_slice(s.as_bytes());
+            Some(Id::Short(s.len() as u8, b))
+        } else {
+            pack_uuid(s.as_bytes()).map(Id::Uuid)
+        }
+    }
+
     pub fn to_owned_id(&self) -> OwnedId {
         match self {
             Id::Int(n) => Id::Int(*n),
-            Id::Str(s) => Id::Str(Cow::Owned(s.to_string())),
+            Id::Short(n, b) => Id::Short(*n, *b),
+            Id::Uuid(u) => Id::Uuid(*u),
+            Id::Long(s) => Id::Long(Cow::Owned(s.to_string())),
+        }
+    }
+
+    pub fn is_int(&self) -> bool {
+        matches!(self, Id::Int(_))
+    }
+
+    /// The text of a string id; `None` for an integer.
+    pub fn as_text(&self) -> Option<Cow<'_, str>> {
+        match self {
+            Id::Int(_) => None,
+            Id::Short(n, b) => Some(Cow::Borrowed(std::str::from_utf8(&b[..*n as usize]).unwrap_or_default())),
+            Id::Uuid([hi, lo]) => Some(Cow::Owned(uuid_text(*hi, *lo))),
+            Id::Long(s) => Some(Cow::Borrowed(s)),
+        }
+    }
+
+    /// `f` of the id's text, formatted on the stack when it is not text already (an
+    /// integer's digits, a UUID's 36 characters): for writers that take a `&str`.
+    pub fn with_text<R>(&self, f: impl FnOnce(&str) -> R) -> R {
+        match self {
+            Id::Int(n) => {
+                let mut buf = [0u8; 20];
+                let mut at = buf.len();
+                let mut v = *n;
+                loop {
+                    at -= 1;
+                    buf[at] = b'0' + (v % 10) as u8;
+                    v /= 10;
+                    if v == 0 {
+                        break;
+                    }
+                }
+                f(std::str::from_utf8(&buf[at..]).unwrap_or_default())
+            }
+            Id::Short(n, b) => f(std::str::from_utf8(&b[..*n as usize]).unwrap_or_default()),
+            Id::Uuid([hi, lo]) => {
+                let buf = uuid_bytes(*hi, *lo);
+                f(std::str::from_utf8(&buf).unwrap_or_default())
+            }
+            Id::Long(s) => f(s),
         }
     }
 
@@ -63,7 +141,7 @@ impl Id<'_> {
     pub fn text(&self) -> Cow<'_, str> {
         match self {
             Id::Int(n) => Cow::Owned(n.to_string()),
-            Id::Str(s) => Cow::Borrowed(s),
+            _ => self.as_text().unwrap_or_default(),
         }
     }
 
@@ -71,7 +149,7 @@ impl Id<'_> {
     pub fn short(&self) -> String {
         match self {
             Id::Int(n) => n.to_string(),
-            Id::Str(s) => s.chars().take(8).collect(),
+            _ => self.text().chars().take(8).collect(),
         }
     }
 
@@ -79,8 +157,59 @@ impl Id<'_> {
     pub fn to_json(&self) -> serde_json::Value {
         match self {
             Id::Int(n) => serde_json::Value::from(*n),
-            Id::Str(s) => serde_json::Value::from(s.as_ref()),
+            _ => serde_json::Value::from(self.text().as_ref()),
         }
+    }
+
+    /// The hash the indexes use: foldhash of the packed form as whole words (one multiply
+    /// for a short id), keyed with a seed drawn once per process. The key matters: with an
+    /// unkeyed multiplicative hash (`FxHash`), ids can be crafted offline so that they all
+    /// land in one bucket, and every index turns quadratic (80k such ids took 16 s to check).
+    pub fn hash64(&self) -> u64 {
+        static STATE: LazyLock<foldhash::fast::RandomState> = LazyLock::new(Default::default);
+        let mut h = STATE.build_hasher();
+        std::hash::Hash::hash(self, &mut h);
+        h.finish()
+    }
+}
+
+/// The canonical text of a packed UUID.
+fn uuid_text(hi: u64, lo: u64) -> String {
+    String::from_utf8_lossy(&uuid_bytes(hi, lo)).into_owned()
+}
+
+/// The 36 bytes of a packed UUID's canonical text.
+fn uuid_bytes(hi: u64, lo: u64) -> [u8; 36] {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let v = (u128::from(hi) << 64) | u128::from(lo);
+    let mut out = [b'-'; 36];
+    let mut at = 0;
+    for k in 0..32 {
+        if matches!(k, 8 | 12 | 16 | 20) {
+            at += 1;
+        }
+        out[at] = HEX[(v >> (124 - 4 * k)) as usize & 15];
+        at += 1;
+    }
+    out
+}
+
+/// Integers before text, integers by value, text by its bytes (the order of the ids' texts,
+/// however they are packed).
+impl Ord for Id<'_> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        match (self, other) {
+            (Id::Int(a), Id::Int(b)) => a.cmp(b),
+            (Id::Int(_), _) => std::cmp::Ordering::Less,
+            (_, Id::Int(_)) => std::cmp::Ordering::Greater,
+            _ => self.as_text().cmp(&other.as_text()),
+        }
+    }
+}
+
+impl PartialOrd for Id<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
     }
 }
 
@@ -88,7 +217,7 @@ impl fmt::Display for Id<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Id::Int(n) => write!(f, "{n}"),
-            Id::Str(s) => f.write_str(s),
+            _ => self.with_text(|t| f.write_str(t)),
         }
     }
 }
@@ -97,49 +226,7 @@ impl Serialize for Id<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             Id::Int(n) => s.serialize_u64(*n),
-            Id::Str(v) => s.serialize_str(v),
-        }
-    }
-}
-
-/// A lookup key: short string ids (8 hex digits, say) and UUIDs are packed inline, so a
-/// probe compares 16 bytes instead of chasing a pointer into the file.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Key<'a> {
-    Int(u64),
-    Short(u8, [u8; 15]),
-    /// A UUID written in its canonical form (`8-4-4-4-12` lowercase hex digits), as 128 bits;
-    /// any other spelling stays text, so a key is equal to another exactly when their texts are.
-    Uuid([u64; 2]),
-    Long(Cow<'a, str>),
-}
-
-impl<'a> Key<'a> {
-    pub fn of(id: &Id<'a>) -> Key<'a> {
-        match id {
-            Id::Int(n) => Key::Int(*n),
-            Id::Str(s) => Key::text(s),
-        }
-    }
-
-    /// The key of a string id (or any short string, such as a tool call id).
-    pub fn text(s: &Cow<'a, str>) -> Key<'a> {
-        Key::packed(s).unwrap_or_else(|| Key::Long(s.clone()))
-    }
-
-    /// [`Key::text`], taking the text: a long one that owns its bytes keeps them, uncopied.
-    pub fn from_text(s: Cow<'a, str>) -> Key<'a> {
-        Key::packed(&s).unwrap_or(Key::Long(s))
-    }
-
-    /// A short string or a canonical UUID, packed; `None` for any other text.
-    fn packed(s: &str) -> Option<Key<'a>> {
-        if s.len() <= 15 {
-            let mut b = [0u8; 15];
-            b[..s.len()].copy_from_slice(s.as_bytes());
-            Some(Key::Short(s.len() as u8, b))
-        } else {
-            pack_uuid(s.as_bytes()).map(Key::Uuid)
+            _ => self.with_text(|t| s.serialize_str(t)),
         }
     }
 }
@@ -211,48 +298,21 @@ fn hex16_scalar(d: &[u8; 16]) -> Option<u64> {
     })
 }
 
-/// Hashing for maps keyed by ids (the keyed [`Key::hash64`] is what the tree index uses).
-impl std::hash::Hash for Key<'_> {
+/// Hashing for maps keyed by ids (the keyed [`Id::hash64`] is what the tree index uses).
+impl std::hash::Hash for Id<'_> {
     fn hash<H: Hasher>(&self, h: &mut H) {
         match self {
-            Key::Int(n) => h.write_u64(*n),
-            Key::Short(len, b) => {
+            Id::Int(n) => h.write_u64(*n),
+            Id::Short(len, b) => {
                 let mut w = [*len; 16];
                 w[1..].copy_from_slice(b);
                 h.write_u128(u128::from_le_bytes(w));
             }
-            Key::Uuid([hi, lo]) => {
+            Id::Uuid([hi, lo]) => {
                 h.write_u64(*hi);
                 h.write_u64(*lo);
             }
-            Key::Long(s) => h.write(s.as_bytes()),
-        }
-    }
-}
-
-impl Key<'_> {
-    /// The hash the indexes use: foldhash of the packed form as whole words (one multiply
-    /// for a short id), keyed with a seed drawn once per process. The key matters: with an
-    /// unkeyed multiplicative hash (`FxHash`), ids can be crafted offline so that they all
-    /// land in one bucket, and every index turns quadratic (80k such ids took 16 s to check).
-    pub fn hash64(&self) -> u64 {
-        static STATE: LazyLock<foldhash::fast::RandomState> = LazyLock::new(Default::default);
-        let mut h = STATE.build_hasher();
-        std::hash::Hash::hash(self, &mut h);
-        h.finish()
-    }
-
-    /// The text of a string key (empty for an integer).
-    pub fn text_of(&self) -> Cow<'_, str> {
-        match self {
-            Key::Int(_) => Cow::Borrowed(""),
-            Key::Short(n, b) => Cow::Borrowed(std::str::from_utf8(&b[..*n as usize]).unwrap_or_default()),
-            Key::Uuid([hi, lo]) => {
-                let v = (u128::from(*hi) << 64) | u128::from(*lo);
-                let hex = format!("{v:032x}");
-                Cow::Owned(format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..]))
-            }
-            Key::Long(s) => Cow::Borrowed(s),
+            Id::Long(s) => h.write(s.as_bytes()),
         }
     }
 }
@@ -265,7 +325,7 @@ pub struct ToolUse<'a> {
     pub entry: u32,
     pub side: ToolSide,
     /// The call id; `None` for a result that names none (a call without an id is not listed).
-    pub key: Option<Key<'a>>,
+    pub key: Option<Id<'a>>,
     /// For a call: whether its turn ran, so that a result is expected
     /// ([`Message::tools_ran`]).
     pub ran: bool,
@@ -746,12 +806,12 @@ mod tests {
 
     #[test]
     fn uuids_pack_only_in_canonical_form_and_keys_stay_small() {
-        let key = |s: &str| Key::text(&Cow::Owned(s.to_string()));
+        let key = |s: &str| Id::copied(s);
         let canonical = "55d37ca7-989b-4ca7-8cf2-989b5cf255d3";
-        assert!(matches!(key(canonical), Key::Uuid(_)));
-        assert_eq!(key(canonical).text_of(), canonical);
-        assert_eq!(key("00000000-0000-0000-0000-000000000000").text_of(), "00000000-0000-0000-0000-000000000000");
-        assert_eq!(key("ffffffff-ffff-ffff-ffff-ffffffffffff").text_of(), "ffffffff-ffff-ffff-ffff-ffffffffffff");
+        assert!(matches!(key(canonical), Id::Uuid(_)));
+        assert_eq!(key(canonical).text(), canonical);
+        assert_eq!(key("00000000-0000-0000-0000-000000000000").text(), "00000000-0000-0000-0000-000000000000");
+        assert_eq!(key("ffffffff-ffff-ffff-ffff-ffffffffffff").text(), "ffffffff-ffff-ffff-ffff-ffffffffffff");
         // Another spelling of the same 128 bits is another id: it stays text.
         for other in [
             "55D37CA7-989B-4CA7-8CF2-989B5CF255D3",
@@ -761,13 +821,13 @@ mod tests {
             "55d37ca7-989b-4ca7-8cf2-989b5cf255dg",
             "{55d37ca7-989b-4ca7-8cf2-989b5cf255d}",
         ] {
-            assert!(matches!(key(other), Key::Long(_)), "{other}");
-            assert_eq!(key(other).text_of(), other);
+            assert!(matches!(key(other), Id::Long(_)), "{other}");
+            assert_eq!(key(other).text(), other);
             assert_ne!(key(other), key(canonical));
         }
         assert_ne!(key(canonical), key("55d37ca7-989b-4ca7-8cf2-989b5cf255d4"));
         assert_eq!(key(canonical).hash64(), key(canonical).hash64());
-        assert_eq!(std::mem::size_of::<Key>(), 24);
+        assert_eq!(std::mem::size_of::<Id>(), 24);
         // The made-up-id flag sits in the entry's padding, and the parts few entries have
         // (a compaction, a state change, a label's text) in its box of rarer parts.
         assert_eq!(std::mem::size_of::<Entry>(), 128);
@@ -802,8 +862,73 @@ mod tests {
 
     #[test]
     fn ids_are_typed() {
-        assert_ne!(Id::Int(1), Id::Str("1".into()));
+        assert_ne!(Id::Int(1), Id::copied("1"));
         assert_eq!(serde_json::to_string(&Id::Int(3)).unwrap(), "3");
-        assert_eq!(serde_json::to_string(&Id::Str("a".into())).unwrap(), "\"a\"");
+        assert_eq!(serde_json::to_string(&Id::copied("a")).unwrap(), "\"a\"");
+    }
+
+    /// Texts of every packing (empty, short, 15 and 16 bytes, canonical UUIDs and other
+    /// spellings of one, non-ASCII) and integers: equal exactly when typed texts are equal,
+    /// ordered integers first by value, then by text, whatever the packing, and written back
+    /// as they were read, by every writer.
+    #[test]
+    fn an_id_is_its_text_whatever_its_packing() {
+        let texts = [
+            "",
+            "0",
+            "1",
+            "a1f0",
+            "L12",
+            "abcdefghijklmno",
+            "abcdefghijklmnop",
+            "55d37ca7-989b-4ca7-8cf2-989b5cf255d3",
+            "55d37ca7-989b-4ca7-8cf2-989b5cf255d4",
+            "55D37CA7-989B-4CA7-8CF2-989B5CF255D3",
+            "55d37ca7-989b-4ca7-8cf2-989b5cf255d",
+            "55d37ca7-989b-4ca7-8cf2-989b5cf255d3x",
+            "ffffffff-ffff-ffff-ffff-ffffffffffff",
+            "\u{e9}t\u{e9}",
+            "\u{e9}t\u{e9} \u{e9}t\u{e9} \u{e9}t\u{e9}",
+            "\u{1f600}",
+        ];
+        let ints = [0u64, 1, 9, 10, 12, u64::MAX];
+        // (what the id should be: integer or text, as the file typed it; the id)
+        let mut all: Vec<(Result<u64, &str>, Id<'_>)> = Vec::new();
+        for t in texts {
+            for id in [Id::copied(t), Id::from_text(Cow::Borrowed(t)), Id::of_text(&Cow::Owned(t.to_string()))] {
+                all.push((Err(t), id));
+            }
+        }
+        all.extend(ints.map(|n| (Ok(n), Id::Int(n))));
+        for (want, id) in &all {
+            let text = match want {
+                Ok(n) => n.to_string(),
+                Err(t) => t.to_string(),
+            };
+            assert_eq!(id.text(), text);
+            assert_eq!(id.to_string(), text);
+            assert_eq!(id.with_text(str::to_string), text);
+            assert_eq!(id.as_text().map(|t| t.into_owned()), want.err().map(str::to_string));
+            assert_eq!(id.to_owned_id(), *id);
+            let json = match want {
+                Ok(n) => n.to_string(),
+                Err(t) => serde_json::to_string(t).unwrap(),
+            };
+            assert_eq!(serde_json::to_string(id).unwrap(), json);
+            assert_eq!(id.to_json().to_string(), json);
+            for (other_want, other) in &all {
+                assert_eq!(id == other, want == other_want, "{id:?} {other:?}");
+                if id == other {
+                    assert_eq!(id.hash64(), other.hash64());
+                }
+                let order = match (want, other_want) {
+                    (Ok(a), Ok(b)) => a.cmp(b),
+                    (Ok(_), Err(_)) => std::cmp::Ordering::Less,
+                    (Err(_), Ok(_)) => std::cmp::Ordering::Greater,
+                    (Err(a), Err(b)) => a.cmp(b),
+                };
+                assert_eq!(id.cmp(other), order, "{id:?} {other:?}");
+            }
+        }
     }
 }

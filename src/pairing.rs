@@ -3,7 +3,7 @@
 
 use hashbrown::HashTable;
 
-use crate::model::{Key, ToolSide, ToolUse};
+use crate::model::{Id, ToolSide, ToolUse};
 
 /// The tool uses (positions in the session's `tools`) that found no partner: calls with no
 /// result anywhere, results naming no call, results without a call id.
@@ -15,7 +15,7 @@ impl Pairing {
     pub fn build(tools: &[ToolUse<'_>]) -> Pairing {
         // The ids of each side, as positions in `tools` (4 bytes a slot: the tables stay in
         // cache), compared through `tools`. Hashes are computed once.
-        let hashes: Vec<u64> = tools.iter().map(|t| t.key.as_ref().map_or(0, Key::hash64)).collect();
+        let hashes: Vec<u64> = tools.iter().map(|t| t.key.as_ref().map_or(0, Id::hash64)).collect();
         let key = |j: u32| tools[j as usize].key.as_ref();
         // Calls and results come in pairs in a healthy file.
         let mut results: HashTable<u32> = HashTable::with_capacity(tools.len() / 2);
@@ -28,7 +28,7 @@ impl Pairing {
             };
             side.entry(hashes[i], |&j| key(j) == Some(k), |&j| hashes[j as usize]).or_insert(i as u32);
         }
-        let has = |table: &HashTable<u32>, i: usize, k: &Key| table.find(hashes[i], |&j| key(j) == Some(k)).is_some();
+        let has = |table: &HashTable<u32>, i: usize, k: &Id| table.find(hashes[i], |&j| key(j) == Some(k)).is_some();
         let unmatched = tools
             .iter()
             .enumerate()
@@ -56,7 +56,7 @@ mod tests {
     use std::borrow::Cow;
 
     fn use_(entry: u32, side: ToolSide, id: Option<&'static str>) -> ToolUse<'static> {
-        ToolUse { entry, side, key: id.map(|s| Key::text(&Cow::Borrowed(s))), ran: true }
+        ToolUse { entry, side, key: id.map(|s| Id::of_text(&Cow::Borrowed(s))), ran: true }
     }
 
     #[test]

@@ -71,16 +71,7 @@ pub struct IdText<'s, 'a>(pub &'s Id<'a>);
 
 impl Serialize for IdText<'_, '_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.0 {
-            Id::Str(v) => s.serialize_str(v),
-            Id::Int(n) => {
-                let mut buf = [0u8; 20];
-                let mut w = &mut buf[..];
-                let _ = write!(w, "{n}");
-                let len = 20 - w.len();
-                s.serialize_str(std::str::from_utf8(&buf[..len]).unwrap_or_default())
-            }
-        }
+        self.0.with_text(|t| s.serialize_str(t))
     }
 }
 
@@ -812,6 +803,6 @@ mod tests {
         let j = |id: &Id<'_>| serde_json::to_string(&IdText(id)).unwrap();
         assert_eq!(j(&Id::Int(u64::MAX)), r#""18446744073709551615""#);
         assert_eq!(j(&Id::Int(3)), r#""3""#);
-        assert_eq!(j(&Id::Str("a\"b".into())), r#""a\"b""#);
+        assert_eq!(j(&Id::copied("a\"b")), r#""a\"b""#);
     }
 }

@@ -29,7 +29,7 @@ pub struct Session<'a> {
     pub others: u32,
     pub lines: u32,
     pub blank_lines: u32,
-    pub tree: Tree<'a>,
+    pub tree: Tree,
     /// Everything found while loading, sorted by line; `check` adds its lint on top.
     pub findings: Vec<Finding>,
 }
@@ -43,10 +43,9 @@ impl<'a> Session<'a> {
 
     /// [`Session::load`], keeping only `detail` of each record.
     pub fn load_with(source: &'a Source, format: Option<Format>, detail: Detail) -> Result<Session<'a>> {
-        let mut d = format::decode(source, format, detail)?;
+        let d = format::decode(source, format, detail)?;
         // Two independent indexes over the same records: build them side by side.
-        let keys = std::mem::take(&mut d.keys);
-        let (tree, pairing) = rayon::join(|| Tree::with_keys(&d.entries, keys), || Pairing::build(&d.tools));
+        let (tree, pairing) = rayon::join(|| Tree::build(&d.entries), || Pairing::build(&d.tools));
         let mut findings = d.findings;
         findings.extend(tree.findings.iter().cloned());
         let table = format::decoder(d.format);
@@ -201,18 +200,18 @@ impl<'a> Session<'a> {
     /// the other type, then a unique prefix of a string id.
     pub fn find(&self, arg: &str) -> Result<Ix> {
         let as_int = arg.parse::<u64>().ok().map(Id::Int);
-        let as_str = Id::Str(std::borrow::Cow::Owned(arg.to_string()));
+        let as_str = Id::copied(arg);
         // The file's own id type first: crab writes integers, the others strings.
-        let ints = self.entries.first().is_some_and(|e| matches!(e.id, Id::Int(_)));
+        let ints = self.entries.first().is_some_and(|e| e.id.is_int());
         let ordered = if ints { [as_int, Some(as_str)] } else { [Some(as_str), as_int] };
         for id in ordered.into_iter().flatten() {
-            if let Some(i) = self.tree.get(&id) {
+            if let Some(i) = self.tree.get(&self.entries, &id) {
                 return Ok(i);
             }
         }
         if !arg.is_empty() {
             let mut hits =
-                self.entries.iter().enumerate().filter(|(_, e)| matches!(&e.id, Id::Str(s) if s.starts_with(arg)));
+                self.entries.iter().enumerate().filter(|(_, e)| e.id.as_text().is_some_and(|s| s.starts_with(arg)));
             if let Some((i, _)) = hits.next() {
                 let others = hits.count();
                 if others == 0 {

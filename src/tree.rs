@@ -8,8 +8,7 @@ use std::sync::OnceLock;
 use hashbrown::hash_table::{Entry as Slot, HashTable};
 
 use crate::finding::{Code, Finding};
-use crate::format::EntryKeys;
-use crate::model::{Entry, Id, Key};
+use crate::model::{Entry, Id};
 
 /// Entry positions are indices into the session's `entries` (file order).
 pub type Ix = u32;
@@ -27,7 +26,7 @@ pub enum RootReason {
     Cycle,
 }
 
-pub struct Tree<'a> {
+pub struct Tree {
     /// The parent each entry is shown under (`None` for every kind of root).
     parent: Vec<Option<Ix>>,
     /// Children, all lists packed in one array (CSR), each list in file order.
@@ -35,10 +34,8 @@ pub struct Tree<'a> {
     children: Vec<Ix>,
     depth: Vec<u32>,
     roots: Vec<(Ix, RootReason)>,
-    /// Each entry's packed id and parent (`keys[i]` is entry `i`'s).
-    keys: Vec<EntryKeys<'a>>,
     /// Id lookup: the table holds entry positions only (4 bytes a slot, so it stays in
-    /// cache at a million entries), and compares through `keys`.
+    /// cache at a million entries), and compares through the entries' ids.
     lookup: HashTable<Ix>,
     /// Findings about the tree's shape.
     pub findings: Vec<Finding>,
@@ -47,32 +44,26 @@ pub struct Tree<'a> {
     intervals: OnceLock<(Vec<u32>, Vec<u32>)>,
 }
 
-impl<'a> Tree<'a> {
-    /// Index entries, packing their ids first (loading packs them while decoding).
-    #[cfg(test)]
-    pub fn build(entries: &[Entry<'a>]) -> Tree<'a> {
-        let keys: Vec<EntryKeys<'a>> =
-            entries.iter().map(|e| (Key::of(&e.id), e.parent.as_ref().map(Key::of))).collect();
-        Tree::with_keys(entries, keys)
-    }
-
-    /// Index entries whose ids were packed while decoding (`keys[i]` is entry `i`'s id and
-    /// parent).
-    pub fn with_keys(entries: &[Entry<'a>], keys: Vec<EntryKeys<'a>>) -> Tree<'a> {
+impl Tree {
+    /// Index entries by their ids (packed while decoding, so that no probe reads the file).
+    pub fn build(entries: &[Entry<'_>]) -> Tree {
         let n = entries.len();
         let mut findings = Vec::new();
         let mut lookup: HashTable<Ix> = HashTable::with_capacity(n);
         let mut first_of_its_id = vec![true; n];
         for (i, e) in entries.iter().enumerate() {
-            let id = &keys[i].0;
-            let first =
-                match lookup.entry(id.hash64(), |&j| keys[j as usize].0 == *id, |&j| keys[j as usize].0.hash64()) {
-                    Slot::Vacant(v) => {
-                        v.insert(i as Ix);
-                        continue;
-                    }
-                    Slot::Occupied(o) => *o.get(),
-                };
+            let id = &e.id;
+            let first = match lookup.entry(
+                id.hash64(),
+                |&j| entries[j as usize].id == *id,
+                |&j| entries[j as usize].id.hash64(),
+            ) {
+                Slot::Vacant(v) => {
+                    v.insert(i as Ix);
+                    continue;
+                }
+                Slot::Occupied(o) => *o.get(),
+            };
             first_of_its_id[i] = false;
             findings.push(
                 Finding::new(
@@ -98,7 +89,7 @@ impl<'a> Tree<'a> {
                     reason[i] = Some(RootReason::Root);
                     None
                 }
-                Some(_) if keys[i].1.as_ref() == Some(&keys[i].0) => {
+                Some(p) if *p == e.id => {
                     findings.push(
                         Finding::new(
                             Code::SelfParent,
@@ -111,10 +102,8 @@ impl<'a> Tree<'a> {
                     None
                 }
                 // Appends usually continue from the entry just before: no probe needed.
-                Some(_) if i > 0 && first_of_its_id[i - 1] && keys[i].1.as_ref() == Some(&keys[i - 1].0) => {
-                    Some(i as Ix - 1)
-                }
-                Some(p) => match keys[i].1.as_ref().and_then(|k| find(&lookup, &keys, k)) {
+                Some(p) if i > 0 && first_of_its_id[i - 1] && *p == entries[i - 1].id => Some(i as Ix - 1),
+                Some(p) => match find(&lookup, entries, p) {
                     Some(j) => Some(j),
                     None => {
                         findings.push(
@@ -242,7 +231,7 @@ impl<'a> Tree<'a> {
         }
 
         findings.sort_by_key(|f| (f.line, f.code));
-        Tree { parent, child_start, children, depth, roots, keys, lookup, findings, intervals: OnceLock::new() }
+        Tree { parent, child_start, children, depth, roots, lookup, findings, intervals: OnceLock::new() }
     }
 
     pub fn len(&self) -> usize {
@@ -305,8 +294,9 @@ impl<'a> Tree<'a> {
     }
 
     /// Exact id lookup (typed: `1` never finds `"1"`).
-    pub fn get(&self, id: &Id<'a>) -> Option<Ix> {
-        find(&self.lookup, &self.keys, &Key::of(id))
+    /// (`entries` are those the tree was built from.)
+    pub fn get(&self, entries: &[Entry<'_>], id: &Id<'_>) -> Option<Ix> {
+        find(&self.lookup, entries, id)
     }
 
     /// True when `anc` is `i` or on the path from a root to `i`. Constant time: `check`
@@ -341,8 +331,8 @@ impl<'a> Tree<'a> {
 }
 
 /// The first entry whose id is `k`.
-fn find(lookup: &HashTable<Ix>, keys: &[EntryKeys<'_>], k: &Key<'_>) -> Option<Ix> {
-    lookup.find(k.hash64(), |&j| keys[j as usize].0 == *k).copied()
+fn find(lookup: &HashTable<Ix>, entries: &[Entry<'_>], k: &Id<'_>) -> Option<Ix> {
+    lookup.find(k.hash64(), |&j| entries[j as usize].id == *k).copied()
 }
 
 /// An id as it appears in JSON, for messages: `"a1f0"` or `3`. A string id longer than
@@ -350,9 +340,9 @@ fn find(lookup: &HashTable<Ix>, keys: &[EntryKeys<'_>], k: &Key<'_>) -> Option<I
 /// a hostile file's megabyte id must not become a megabyte message line. It is not made
 /// terminal-safe here: messages are data, cleaned where they are shown.
 pub fn quoted(id: &Id<'_>) -> String {
-    match id {
-        Id::Int(n) => n.to_string(),
-        Id::Str(s) => format!("\"{}\"", crate::render::fit::truncate(s, MAX_QUOTED_ID)),
+    match id.as_text() {
+        None => id.to_string(),
+        Some(s) => format!("\"{}\"", crate::render::fit::truncate(&s, MAX_QUOTED_ID)),
     }
 }
 
@@ -374,8 +364,8 @@ mod tests {
             span: 0..0,
             kind: Kind::Label,
             kind_name: Cow::Borrowed("label"),
-            id: Id::Str(id.into()),
-            parent: parent.map(|p| Id::Str(p.into())),
+            id: Id::copied(id),
+            parent: parent.map(Id::copied),
             timestamp: None,
             message: None,
             synthetic_id: false,

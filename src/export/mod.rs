@@ -431,7 +431,7 @@ impl Builder<'_, '_> {
                     let detail = match c.up_to.as_ref() {
                         Some(t) => {
                             // `ix` is on the path, so its ancestors are too.
-                            let on_path = s.tree.get(t).is_some_and(|j| s.tree.is_ancestor(j, ix));
+                            let on_path = s.tree.get(&s.entries, t).is_some_and(|j| s.tree.is_ancestor(j, ix));
                             let mut d = format!("Folds everything up to and including {}", vis_line(&t.text()));
                             if !on_path {
                                 d = format!(

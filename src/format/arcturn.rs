@@ -177,8 +177,8 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
                 line: n,
                 span: line.span.clone(),
                 id: raw.id.map(|i| match i.0 {
-                    crate::model::Id::Str(s) => s,
-                    crate::model::Id::Int(v) => Cow::Owned(v.to_string()),
+                    crate::model::Id::Long(s) => s,
+                    other => Cow::Owned(other.text().into_owned()),
                 }),
                 title: text_of(raw.title),
                 cwd: cow(raw.cwd),

@@ -20,10 +20,10 @@ use serde_json::Value;
 use super::blocks;
 use super::de::{cow, num, present, Content, MaybeContent, Num, Str, Ts};
 use super::tally;
-use super::{push_lean, unknown, Decoded, Decoder, Detail, Effort, EntryKeys, Fail, Fed, LineResult, Record, Stitch};
+use super::{push_lean, unknown, Decoded, Decoder, Detail, Effort, Fail, Fed, LineResult, Record, Stitch};
 use crate::content::{self, Block};
 use crate::finding::{Code, Finding};
-use crate::model::{Compaction, Entry, Header, Id, Key, Kind, Message, Role, Text, ToolSide, ToolUse, Usage};
+use crate::model::{Compaction, Entry, Header, Id, Kind, Message, Role, Text, ToolSide, ToolUse, Usage};
 use crate::source::Line;
 
 pub const DECODER: Decoder = Decoder {
@@ -311,7 +311,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         }
         push_lean(&mut hints, (DROP, Cow::Borrowed("1")));
         let id = match raw.uuid {
-            Some(u) => Id::Str(u.0),
+            Some(u) => Id::from_text(u.0),
             None => super::made_up_id(),
         };
         let entry = Entry {
@@ -320,7 +320,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
             kind: Kind::Unknown,
             kind_name: ty,
             id,
-            parent: raw.parent_uuid.flatten().map(|p| Id::Str(p.0)),
+            parent: raw.parent_uuid.flatten().map(|p| Id::from_text(p.0)),
             timestamp: raw.timestamp.ms(),
             message: None,
             synthetic_id: !has_links,
@@ -332,11 +332,11 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         return Err(missing(n, "a conversational line without `uuid`"));
     };
     let parent = match raw.parent_uuid {
-        Some(p) => p.map(|p| Id::Str(p.0)),
+        Some(p) => p.map(|p| Id::from_text(p.0)),
         None => {
             notes.push(
                 Finding::at(Code::MissingField, n, None, "the entry has no `parentUuid` (read as a root)")
-                    .with_id(Id::Str(Cow::Owned(uuid.0.to_string()))),
+                    .with_id(Id::copied(&uuid.0)),
             );
             None
         }
@@ -451,7 +451,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         span: line.span.clone(),
         kind,
         kind_name: ty,
-        id: Id::Str(uuid.0),
+        id: Id::from_text(uuid.0),
         parent,
         timestamp: raw.timestamp.ms(),
         message: message.map(Box::new),
@@ -584,7 +584,7 @@ struct Pass<'a> {
     keep: Vec<Option<Entry<'a>>>,
     /// Each line's own key and its parent's, rewritten in place: a removed line's parent is
     /// cleared; the parent's id stays on the entry.
-    links: Vec<EntryKeys<'a>>,
+    links: Vec<IdAndParent<'a>>,
     /// Every line's tool uses, in entry order, and the first not yet read.
     uses: Vec<ToolUse<'a>>,
     next_use: usize,
@@ -593,17 +593,17 @@ struct Pass<'a> {
     /// A removed line's id -> where its children go instead: an alias names the entry it was
     /// merged into; a dropped line names its own parent, to be followed further.
     /// (The table holds a position in `redirects`, so that its buckets stay small.)
-    redirect: HashMap<Key<'a>, u32>,
+    redirect: HashMap<Id<'a>, u32>,
     redirects: Vec<Link<'a>>,
     /// A response's call key -> its first line.
-    calls: HashMap<Key<'a>, usize>,
+    calls: HashMap<Id<'a>, usize>,
     /// Tool call id -> the entry that issued it.
-    issuer: HashMap<Key<'a>, usize>,
+    issuer: HashMap<Id<'a>, usize>,
     /// Issuer -> the last result attached to it, so that parallel results form a chain.
     last_result: HashMap<usize, usize>,
     kept_by_id: KeptById<'a>,
     /// Results waiting for the end of their line to be attached.
-    pending_results: Vec<(usize, Option<Key<'a>>)>,
+    pending_results: Vec<(usize, Option<Id<'a>>)>,
     /// The lines whose ids were made up (they name no conversation a summary can point to).
     made_up: Vec<u32>,
     custom_title: Option<Cow<'a, str>>,
@@ -617,6 +617,9 @@ struct Pass<'a> {
 }
 
 const NO_OWNER: u32 = u32::MAX;
+
+/// A line's id and its parent's.
+type IdAndParent<'a> = (Id<'a>, Option<Id<'a>>);
 
 fn start<'a>(bytes: &'a [u8], detail: Detail) -> Box<dyn Stitch<'a> + 'a> {
     Box::new(Pass {
@@ -664,7 +667,7 @@ impl<'a> Stitch<'a> for Pass<'a> {
             session_and_cwd(&part.entries, self.bytes, (&mut self.session, &mut self.cwd));
         }
         let from = self.keep.len();
-        self.links.extend(part.keys);
+        self.links.extend(part.entries.iter().map(|e| (e.id.clone(), e.parent.clone())));
         self.uses.extend(part.tools);
         self.keep.extend(part.entries.into_iter().map(Some));
         self.kept_by_id.grow(self.keep.len());
@@ -738,10 +741,10 @@ impl<'a> Stitch<'a> for Pass<'a> {
         }
         // The conversations `summary` lines name (`leafUuid`) that are in the file (as the
         // id of any line, links-only lines included, whose id is not made up).
-        let present_leaves: FastSet<Key<'a>> = if summaries.is_empty() {
+        let present_leaves: FastSet<Id<'a>> = if summaries.is_empty() {
             FastSet::default()
         } else {
-            let leaves: FastSet<Key<'a>> = summaries.iter().map(|(_, l)| Key::text(l)).collect();
+            let leaves: FastSet<Id<'a>> = summaries.iter().map(|(_, l)| Id::of_text(l)).collect();
             let made_up: FastSet<u32> = made_up.into_iter().collect();
             links
                 .iter()
@@ -750,8 +753,8 @@ impl<'a> Stitch<'a> for Pass<'a> {
                 .map(|(_, (k, _))| k.clone())
                 .collect()
         };
-        // Slots to positions among the kept entries; then the packed keys and the tool uses of
-        // the kept entries, in the order a rebuild from the entries would give.
+        // Slots to positions among the kept entries; then the tool uses of the kept entries,
+        // in the order a rebuild from the entries would give.
         let mut position = vec![u32::MAX; keep.len()];
         let mut kept = 0u32;
         for (slot, e) in keep.iter().enumerate() {
@@ -760,12 +763,6 @@ impl<'a> Stitch<'a> for Pass<'a> {
                 kept += 1;
             }
         }
-        let mut at = 0;
-        links.retain(|_| {
-            at += 1;
-            keep[at - 1].is_some()
-        });
-        d.keys = links;
         // In place: the entries are most of the memory.
         keep.retain(Option::is_some);
         d.entries = keep.into_iter().map(|e| e.expect("a kept entry")).collect();
@@ -790,7 +787,7 @@ impl<'a> Stitch<'a> for Pass<'a> {
                 summaries
                     .into_iter()
                     .rev()
-                    .find(|(_, leaf)| present_leaves.contains(&Key::text(leaf)))
+                    .find(|(_, leaf)| present_leaves.contains(&Id::of_text(leaf)))
                     .map(|(s, _)| Text::Json(leak_borrow(&s)))
             })
             .or(prompt_title);
@@ -811,7 +808,7 @@ impl<'a> Stitch<'a> for Pass<'a> {
 
 impl<'a> Pass<'a> {
     /// The children of the removed line of id `key` go to `to` (the last such line wins).
-    fn redirect_to(&mut self, key: Key<'a>, to: Link<'a>) {
+    fn redirect_to(&mut self, key: Id<'a>, to: Link<'a>) {
         self.redirect.insert(key, self.redirects.len() as u32);
         self.redirects.push(to);
     }
@@ -855,7 +852,7 @@ impl<'a> Pass<'a> {
         }
         let sidechain = e.hint(SIDECHAIN).is_some();
         // A response written one block per line: merge into its first line's entry.
-        if let Some(key) = e.take_hint(CALL).map(Key::from_text) {
+        if let Some(key) = e.take_hint(CALL).map(Id::from_text) {
             // One probe: the first line of a response is noted, a later one finds it.
             let first = match self.calls.entry(key) {
                 std::collections::hash_map::Entry::Occupied(o) => Some(*o.get()),
@@ -912,7 +909,7 @@ impl<'a> Pass<'a> {
         }
         if e.kind == Kind::Compaction {
             if let Some(lp) = e.hint(LOGICAL_PARENT).cloned() {
-                parent = Link { key: Some(Key::text(&lp)), id: Some(Id::Str(lp)) };
+                parent = Link { key: Some(Id::of_text(&lp)), id: Some(Id::from_text(lp)) };
             }
         }
         if let Some(m) = &e.message {
@@ -1043,9 +1040,9 @@ fn merge_response<'a>(target: &mut Entry<'a>, e: Entry<'a>) {
 /// same entry, so that parallel results stay one chain), whatever its `parentUuid` says.
 fn attach_result<'a>(
     keep: &mut [Option<Entry<'a>>],
-    links: &mut [(Key<'a>, Option<Key<'a>>)],
-    (r, call): (usize, Option<Key<'a>>),
-    issuer: &HashMap<Key<'a>, usize>,
+    links: &mut [(Id<'a>, Option<Id<'a>>)],
+    (r, call): (usize, Option<Id<'a>>),
+    issuer: &HashMap<Id<'a>, usize>,
     kept_by_id: &mut KeptById<'a>,
     last_result: &mut HashMap<usize, usize>,
     detail: Detail,
@@ -1053,7 +1050,7 @@ fn attach_result<'a>(
     let Some(entry) = keep[r].as_ref() else { return };
     // The call id decides; the line's own pointer to its issuer only when no call matches.
     let by_call = call.and_then(|c| issuer.get(&c)).copied();
-    let from = by_call.or_else(|| entry.hint(SOURCE_TOOL).and_then(|s| kept_by_id.get(links, &Key::text(s))));
+    let from = by_call.or_else(|| entry.hint(SOURCE_TOOL).and_then(|s| kept_by_id.get(links, &Id::of_text(s))));
     // An issuer precedes its results (the attachment waits for it).
     let Some(from) = from.filter(|&f| f < r) else { return };
     let under = last_result.get(&from).copied().unwrap_or(from);
@@ -1086,10 +1083,10 @@ fn attach_result<'a>(
 struct KeptById<'a> {
     /// Per line: the line that keeps it, or [`KeptById::NONE`].
     by: Vec<u32>,
-    map: Option<HashMap<Key<'a>, usize>>,
+    map: Option<HashMap<Id<'a>, usize>>,
     /// The ids some line of which was kept by a compaction -> the keeper of the last line of
     /// that id (which may since be a line of another kind).
-    compactions: HashMap<Key<'a>, usize>,
+    compactions: HashMap<Id<'a>, usize>,
 }
 
 impl<'a> KeptById<'a> {
@@ -1105,7 +1102,7 @@ impl<'a> KeptById<'a> {
     }
 
     /// Line `slot`, of id `key`, is kept by line `by`, of kind `kind`.
-    fn keep(&mut self, slot: usize, key: &Key<'a>, (by, kind): (usize, Kind)) {
+    fn keep(&mut self, slot: usize, key: &Id<'a>, (by, kind): (usize, Kind)) {
         self.by[slot] = by as u32;
         if let Some(map) = &mut self.map {
             map.insert(key.clone(), by);
@@ -1119,12 +1116,12 @@ impl<'a> KeptById<'a> {
 
     /// [`KeptById::get`] when the answer is wanted only if it is a compaction: `None` when
     /// the keeper cannot be one (the caller checks the kind of what it gets).
-    fn compaction(&self, key: &Key<'a>) -> Option<usize> {
+    fn compaction(&self, key: &Id<'a>) -> Option<usize> {
         self.compactions.get(key).copied()
     }
 
     /// The line keeping the last line recorded with id `key` (`links` holds each line's id).
-    fn get(&mut self, links: &[EntryKeys<'a>], key: &Key<'a>) -> Option<usize> {
+    fn get(&mut self, links: &[IdAndParent<'a>], key: &Id<'a>) -> Option<usize> {
         let by = &self.by;
         let map = self.map.get_or_insert_with(|| {
             let mut map = HashMap::default();
@@ -1141,7 +1138,7 @@ impl<'a> KeptById<'a> {
 #[derive(Clone)]
 struct Link<'a> {
     id: Option<Id<'a>>,
-    key: Option<Key<'a>>,
+    key: Option<Id<'a>>,
 }
 
 /// A message's content blocks, from every line of the entry in file order. A system line
@@ -1223,11 +1220,11 @@ mod tests {
         }
     }
 
-    /// The fold hands over packed keys and tool uses of its own making, from the keys made
-    /// while decoding: they must be what a rebuild from the folded entries gives, on every
-    /// Claude Code file of the testdata and of the real corpus.
+    /// The fold hands over tool uses of its own making, from those listed while decoding:
+    /// they must be what a rebuild from the folded entries gives, on every Claude Code file
+    /// of the testdata and of the real corpus.
     #[test]
-    fn folded_keys_and_tool_uses_are_a_rebuild_of_the_entries() {
+    fn folded_tool_uses_are_a_rebuild_of_the_entries() {
         let files = crate::test_corpus::session_files();
         let mut inputs: Vec<(String, Vec<u8>)> =
             files.iter().map(|f| (f.display().to_string(), std::fs::read(f).unwrap())).collect();
@@ -1254,13 +1251,11 @@ mod tests {
             if d.format != crate::model::Format::Claude {
                 continue;
             }
-            let keys: Vec<_> = d.entries.iter().map(|e| (Key::of(&e.id), e.parent.as_ref().map(Key::of))).collect();
-            assert!(keys == d.keys, "{f}: keys");
             let mut tools = Vec::new();
             for (ix, e) in d.entries.iter().enumerate() {
                 super::super::push_tool_uses(&mut tools, ix as u32, e);
             }
-            fn flat<'k>(t: &[crate::model::ToolUse<'k>]) -> Vec<(u32, ToolSide, Option<Key<'k>>, bool)> {
+            fn flat<'k>(t: &[crate::model::ToolUse<'k>]) -> Vec<(u32, ToolSide, Option<Id<'k>>, bool)> {
                 t.iter().map(|u| (u.entry, u.side, u.key.clone(), u.ran)).collect()
             }
             assert_eq!(flat(&tools), flat(&d.tools), "{f}: tool uses");
@@ -1278,11 +1273,11 @@ mod tests {
         let ids = ["a", "b", "c", "a", "d", "b", "a", "c", "e", "a"];
         // (keeper offset back from the line, the keeper's kind); none: the line is removed.
         let kinds = [Kind::Compaction, Kind::Message, Kind::Compaction, Kind::Message, Kind::Label];
-        let key = |t: &'static str| Key::text(&Cow::Borrowed(t));
-        let links: Vec<EntryKeys<'static>> = ids.iter().map(|i| (key(i), None)).collect();
+        let key = |t: &'static str| Id::of_text(&Cow::Borrowed(t));
+        let links: Vec<IdAndParent<'static>> = ids.iter().map(|i| (key(i), None)).collect();
         for build_at in 0..=ids.len() {
             let mut lazy = KeptById::new();
-            let mut eager: HashMap<Key<'static>, usize> = HashMap::default();
+            let mut eager: HashMap<Id<'static>, usize> = HashMap::default();
             let mut kind_of = vec![Kind::Message; ids.len()];
             for (slot, id) in ids.iter().enumerate() {
                 // Lines arrive one part at a time: here, a line at a time.
@@ -1299,7 +1294,7 @@ mod tests {
                     lazy.keep(slot, &key, (by, kind_of[by]));
                     eager.insert(key.clone(), by);
                 }
-                for probe in ["a", "b", "c", "d", "e", "f"].map(|t| Key::text(&Cow::Borrowed(t))) {
+                for probe in ["a", "b", "c", "d", "e", "f"].map(|t| Id::of_text(&Cow::Borrowed(t))) {
                     let want = eager.get(&probe).copied().filter(|&b| kind_of[b] == Kind::Compaction);
                     let got = lazy.compaction(&probe).filter(|&b| kind_of[b] == Kind::Compaction);
                     assert_eq!(got, want, "compaction keeper of {probe:?} after line {slot}");

@@ -103,10 +103,10 @@ impl<'de: 'a, 'a> Deserialize<'de> for IdDe<'a> {
                 }
             }
             fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(IdDe(Id::Str(Cow::Borrowed(v))))
+                Ok(IdDe(Id::from_text(Cow::Borrowed(v))))
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(IdDe(Id::Str(Cow::Owned(v.to_string()))))
+                Ok(IdDe(Id::copied(v)))
             }
         }
         d.deserialize_any(V)

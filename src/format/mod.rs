@@ -32,7 +32,7 @@ use serde::de::IgnoredAny;
 use crate::content::Content;
 use crate::error::{Error, Result};
 use crate::finding::{Code, Finding};
-use crate::model::{Entry, Format, Header, Id, Key, Kind, Observation, ToolSide, ToolUse};
+use crate::model::{Entry, Format, Header, Id, Kind, Observation, ToolSide, ToolUse};
 use crate::source::{Line, Source};
 
 /// Below this size a file is decoded on one thread: splitting costs more than it saves.
@@ -104,8 +104,8 @@ pub struct Decoder {
     /// the entries in file order as they are: [`Fold`]), for
     /// formats whose lines are not one tree entry each (responses split over several lines,
     /// entries without ids, progress lines between turns). It may merge, drop and re-parent
-    /// entries, and leaves `keys` and `tools` matching what it kept ([`reindex`] rebuilds
-    /// them; a pass can carry them over instead). It gets the file's bytes, to re-read the
+    /// entries, and leaves `tools` matching what it kept ([`reindex`] rebuilds them; a pass
+    /// can carry them over instead). It gets the file's bytes, to re-read the
     /// few lines it needs more of, and the detail the load keeps: with [`Detail::Index`] the
     /// messages are let go after it, so what only a message shows (a result's tool name)
     /// need not be worked out.
@@ -120,8 +120,8 @@ pub struct Decoder {
     /// count needs the blocks whole (then `content` decodes them). Formats without it always
     /// decode the blocks.
     pub tally: Option<Count>,
-    /// The pass rebuilds the packed keys and the tool uses from the entries it keeps
-    /// ([`reindex`]), so the decode does not pack them.
+    /// The pass rebuilds the tool uses from the entries it keeps ([`reindex`]), so the
+    /// decode does not list them.
     pub rekeyed: bool,
     /// Where model calls, runs and compaction events are recorded: in observation records
     /// beside the entries (crab), or on the entries themselves (every other format), from
@@ -152,21 +152,19 @@ pub enum Fold {
 /// A file-level pass fed in file order ([`Fold::Streamed`]). It only looks back: nothing it
 /// decides for an entry depends on a later line until [`Stitch::finish`].
 pub trait Stitch<'a> {
-    /// The next part's entries, their packed keys and their tool uses (none of either for a
-    /// format that is [`Decoder::rekeyed`]), with lines and entry positions counted over the
-    /// whole file (positions among the entries fed so far). Other
-    /// findings and counts of the part are already in `d`; `d.entries`, `d.keys` and
-    /// `d.tools` are the pass's to fill.
+    /// The next part's entries and their tool uses (none for a format that is
+    /// [`Decoder::rekeyed`]), with lines and entry positions counted over the whole file
+    /// (positions among the entries fed so far). Other findings and counts of the part are
+    /// already in `d`; `d.entries` and `d.tools` are the pass's to fill.
     fn feed(&mut self, d: &mut Decoded<'a>, part: Fed<'a>);
-    /// Every part is fed (and the file-level findings are in `d`): finish the entries, keys
-    /// and tool uses.
+    /// Every part is fed (and the file-level findings are in `d`): finish the entries and
+    /// tool uses.
     fn finish(self: Box<Self>, d: &mut Decoded<'a>);
 }
 
 /// What a [`Stitch`] is fed of one part.
 pub struct Fed<'a> {
     pub entries: Vec<Entry<'a>>,
-    pub keys: Vec<EntryKeys<'a>>,
     pub tools: Vec<ToolUse<'a>>,
     /// About how many entries the whole file holds (the first part's count scaled by its
     /// share of the bytes), to size tables once instead of growing them.
@@ -192,20 +190,19 @@ pub fn decoder(format: Format) -> Decoder {
 /// The id the reader gives an entry its format leaves without one: `L` and its line
 /// number in the file (marked `synthetic_id` wherever it is shown).
 pub fn line_id(line: u32) -> Id<'static> {
-    Id::Str(Cow::Owned(format!("L{line}")))
+    Id::copied(&format!("L{line}"))
 }
 
 /// What a format's decode gives such an entry (with `synthetic_id` set): the line's number
 /// in the file is known only once its part is placed, and then [`line_id`] names it, once.
 pub fn made_up_id() -> Id<'static> {
-    Id::Str(Cow::Borrowed(""))
+    Id::copied("")
 }
 
-/// Rebuild the packed keys and the tool uses from the entries, after a fold changed them.
+/// Rebuild the tool uses from the entries, after a fold changed them.
 pub fn reindex(d: &mut Decoded<'_>) {
     // On every worker: the entries were just rewritten by one thread, and each is a few
     // pointers to follow.
-    d.keys = d.entries.par_iter().map(|e| (Key::of(&e.id), e.parent.as_ref().map(Key::of))).collect();
     const RUN: usize = 4096;
     d.tools = d
         .entries
@@ -226,11 +223,11 @@ fn push_tool_uses<'a>(tools: &mut Vec<ToolUse<'a>>, ix: u32, e: &Entry<'a>) {
     let Some(m) = &e.message else { return };
     let ran = m.tools_ran();
     let calls = m.tool_calls.iter().filter_map(|c| c.id.as_ref());
-    tools.extend(calls.map(|id| ToolUse { entry: ix, side: ToolSide::Call, key: Some(Key::text(id)), ran }));
+    tools.extend(calls.map(|id| ToolUse { entry: ix, side: ToolSide::Call, key: Some(Id::of_text(id)), ran }));
     tools.extend(m.tool_results.iter().map(|r| ToolUse {
         entry: ix,
         side: ToolSide::Result,
-        key: r.call_id.as_ref().map(Key::text),
+        key: r.call_id.as_ref().map(Id::of_text),
         ran: false,
     }));
 }
@@ -240,8 +237,6 @@ pub struct Decoded<'a> {
     pub format: Format,
     pub header: Option<Header<'a>>,
     pub entries: Vec<Entry<'a>>,
-    /// Each entry's id and parent, packed for the tree index (same order as `entries`).
-    pub keys: Vec<EntryKeys<'a>>,
     /// Every tool call and result, in file order, for the pairing check.
     pub tools: Vec<ToolUse<'a>>,
     pub observations: Vec<Observation<'a>>,
@@ -252,9 +247,6 @@ pub struct Decoded<'a> {
     pub blank_lines: u32,
     pub findings: Vec<Finding>,
 }
-
-/// An entry's id and parent as lookup keys.
-pub type EntryKeys<'a> = (Key<'a>, Option<Key<'a>>);
 
 /// Decode a whole source. `forced` skips detection.
 pub fn decode(source: &Source, forced: Option<Format>, detail: Detail) -> Result<Decoded<'_>> {
@@ -281,7 +273,6 @@ pub fn decode(source: &Source, forced: Option<Format>, detail: Detail) -> Result
             detail: part_detail,
             pack: !dec.rekeyed,
             entries: Vec::with_capacity(guess),
-            keys: Vec::with_capacity(guess),
             tools: Vec::with_capacity(guess),
             ..Part::default()
         };
@@ -369,11 +360,8 @@ fn place_made_up_ids(p: &mut Part<'_>, lines: u32) {
             f.id = Some(line_id(line + lines));
         }
     }
-    for (i, e) in p.entries.iter_mut().enumerate().filter(|(_, e)| e.synthetic_id) {
+    for e in p.entries.iter_mut().filter(|e| e.synthetic_id) {
         e.id = line_id(e.line + lines);
-        if let Some(k) = p.keys.get_mut(i) {
-            k.0 = Key::of(&e.id);
-        }
     }
 }
 
@@ -384,11 +372,10 @@ struct Part<'a> {
     /// The chunk's size in bytes.
     bytes: usize,
     detail: Detail,
-    /// Whether each entry's keys and tool uses are packed ([`Decoder::rekeyed`]).
+    /// Whether each entry's tool uses are listed ([`Decoder::rekeyed`]).
     pack: bool,
     lines: u32,
     entries: Vec<Entry<'a>>,
-    keys: Vec<EntryKeys<'a>>,
     tools: Vec<ToolUse<'a>>,
     observations: Vec<Observation<'a>>,
     headers: Vec<Header<'a>>,
@@ -454,12 +441,12 @@ impl<'a> Part<'a> {
         match record {
             Record::Header(h) => self.headers.push(*h),
             Record::Entry(mut e) => {
-                // Pack the ids now, while the line is in cache: the index and the pairing
-                // check then never touch the file again.
+                // List the tool uses now, their call ids packed while the line is in cache:
+                // the pairing check then never touches the file again. (An entry's own id
+                // and parent were packed as they were read.)
                 if self.pack {
                     let ix = self.entries.len() as u32;
                     push_tool_uses(&mut self.tools, ix, &e);
-                    self.keys.push((Key::of(&e.id), e.parent.as_ref().map(Key::of)));
                 }
                 if self.detail == Detail::Index {
                     // Decoded and checked, then let go at once: the allocator hands the
@@ -681,7 +668,6 @@ impl<'a> Merger<'a> {
                 format,
                 header: None,
                 entries: Vec::new(),
-                keys: Vec::new(),
                 tools: Vec::new(),
                 observations: Vec::new(),
                 others: 0,
@@ -716,7 +702,6 @@ impl<'a> Merger<'a> {
             // grow; capacity never written is address space, not memory.
             let scale = |n: usize| n + n * (self.total - p.bytes) / p.bytes.max(1) * 5 / 4;
             d.entries.reserve(scale(p.entries.len()));
-            d.keys.reserve(scale(p.keys.len()));
             d.tools.reserve(scale(p.tools.len()));
             d.observations.reserve(scale(p.observations.len()));
         }
@@ -743,7 +728,7 @@ impl<'a> Merger<'a> {
                 for t in &mut tools {
                     t.entry += fed;
                 }
-                s.feed(d, Fed { entries, keys: p.keys, tools, expected: self.expected });
+                s.feed(d, Fed { entries, tools, expected: self.expected });
             }
             None => {
                 let entries = d.entries.len() as u32;
@@ -751,7 +736,6 @@ impl<'a> Merger<'a> {
                     e.line += lines;
                     e
                 }));
-                d.keys.extend(p.keys);
                 d.tools.extend(p.tools.into_iter().map(|mut t| {
                     t.entry += entries;
                     t
