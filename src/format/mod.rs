@@ -189,8 +189,14 @@ pub fn decoder(format: Format) -> Decoder {
 
 /// The id the reader gives an entry its format leaves without one: `L` and its line
 /// number in the file (marked `synthetic_id` wherever it is shown).
+/// (Written on the stack: `L` and at most 10 digits always pack inline.)
 pub fn line_id(line: u32) -> Id<'static> {
-    Id::copied(&format!("L{line}"))
+    use std::io::Write;
+    let mut buf = [0u8; 11];
+    let mut w = &mut buf[..];
+    let _ = write!(w, "L{line}");
+    let len = 11 - w.len();
+    Id::copied(std::str::from_utf8(&buf[..len]).unwrap_or_default())
 }
 
 /// What a format's decode gives such an entry (with `synthetic_id` set): the line's number
