@@ -365,6 +365,30 @@ pub enum Kind {
     Unknown,
 }
 
+/// A time in epoch milliseconds, or none, in 8 bytes where `Option<i64>` takes 16: `i64::MIN`
+/// stands for none (the decode reports a file's `i64::MIN` as an invalid time, and no text
+/// time comes near it: that is 292 million years BC).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ms(i64);
+
+impl Ms {
+    pub const NONE: Ms = Ms(i64::MIN);
+
+    pub fn get(self) -> Option<i64> {
+        (self.0 != i64::MIN).then_some(self.0)
+    }
+
+    pub fn is_some(self) -> bool {
+        self.0 != i64::MIN
+    }
+}
+
+impl From<Option<i64>> for Ms {
+    fn from(t: Option<i64>) -> Ms {
+        Ms(t.unwrap_or(i64::MIN))
+    }
+}
+
 /// One node of the session tree.
 #[derive(Clone, Debug)]
 pub struct Entry<'a> {
@@ -378,7 +402,7 @@ pub struct Entry<'a> {
     /// `None` for a root (`null`), and also when the field is missing (reported).
     pub parent: Option<Id<'a>>,
     /// Entry time, epoch milliseconds (arcturn `timestamp`; crab messages have none).
-    pub timestamp: Option<i64>,
+    pub timestamp: Ms,
     // Boxed: entries are moved around in bulk. (A compaction, a state change or a label is
     // kept in `extra`: few entries are one.)
     pub message: Option<Box<Message<'a>>>,
@@ -830,7 +854,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<Id>(), 24);
         // The made-up-id flag sits in the entry's padding, and the parts few entries have
         // (a compaction, a state change, a label's text) in its box of rarer parts.
-        assert_eq!(std::mem::size_of::<Entry>(), 128);
+        assert_eq!(std::mem::size_of::<Entry>(), 120);
     }
 
     /// The vector digits against the scalar ones: every byte at every place, between digits

@@ -753,7 +753,7 @@ impl<'s, 'a> Rows<'s, 'a> {
 
 /// An entry's time: its own, else its message's.
 fn entry_time(e: &Entry<'_>) -> Option<i64> {
-    e.timestamp.or_else(|| e.message.as_ref().and_then(|m| m.timestamp))
+    e.timestamp.get().or_else(|| e.message.as_ref().and_then(|m| m.timestamp))
 }
 
 /// Milliseconds from `a` to `b`, when both are known and in order.

@@ -71,7 +71,7 @@ impl<'a> Session<'a> {
         let mut out_of_order = Vec::new();
         let mut last = i64::MIN;
         for e in &d.entries {
-            if let Some(t) = e.timestamp {
+            if let Some(t) = e.timestamp.get() {
                 if t < last {
                     out_of_order.push(e.line);
                 }
@@ -241,7 +241,7 @@ impl<'a> Session<'a> {
         self.header
             .as_ref()
             .and_then(|h| h.created)
-            .or_else(|| self.entries.iter().find_map(|e| e.timestamp))
+            .or_else(|| self.entries.iter().find_map(|e| e.timestamp.get()))
             .or_else(|| self.observations.iter().find_map(|o| o.ts))
     }
 }

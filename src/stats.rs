@@ -685,12 +685,12 @@ impl SessionStats {
         // The tool names of one call, deduplicated (reused from call to call).
         let mut tools: Vec<&str> = Vec::new();
         for e in &s.entries {
-            acc.seen(e.timestamp);
+            acc.seen(e.timestamp.get());
             if let Some(m) = &e.message {
                 messages.count(m.role);
                 compactions.provider += u64::from(m.blocks.server_compaction);
                 if !s.observed {
-                    let ms = e.timestamp.or(m.timestamp);
+                    let ms = e.timestamp.get().or(m.timestamp);
                     if m.role == Role::Assistant && acc.admits(ms) {
                         tools.clear();
                         tools.extend(m.tool_calls.iter().map(|c| c.name.as_deref().unwrap_or("?")));
@@ -842,7 +842,7 @@ fn branch(s: &Session<'_>, file_usage: &Tokens, leaves: u64, opts: &Options<'_>)
     for &i in &path {
         if let Some(m) = &s.entry(i).message {
             messages.count(m.role);
-            if m.role == Role::Assistant && opts.admits(s.entry(i).timestamp.or(m.timestamp)) {
+            if m.role == Role::Assistant && opts.admits(s.entry(i).timestamp.get().or(m.timestamp)) {
                 let call =
                     m.usage.as_ref().map(|u| Call::priced(u, m.provider.as_deref(), m.model.as_deref(), opts.prices));
                 usage.call(call.as_ref());

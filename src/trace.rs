@@ -345,7 +345,7 @@ fn arcturn(s: &Session<'_>, leaf: Ix) -> Trace {
     for &i in &path {
         let e = s.entry(i);
         let msg = e.message.as_ref();
-        let ts = e.timestamp.or_else(|| msg.and_then(|m| m.timestamp));
+        let ts = e.timestamp.get().or_else(|| msg.and_then(|m| m.timestamp));
         // The index keeps no payloads: re-read the line for text and arguments.
         let content = msg.and_then(|_| s.content(i).ok());
         let message = content.as_ref();

@@ -366,7 +366,7 @@ mod tests {
             kind_name: Cow::Borrowed("label"),
             id: Id::copied(id),
             parent: parent.map(Id::copied),
-            timestamp: None,
+            timestamp: crate::model::Ms::NONE,
             message: None,
             synthetic_id: false,
             extra: None,

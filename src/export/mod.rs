@@ -420,7 +420,7 @@ impl Builder<'_, '_> {
                 items.push(self.crab_card(o));
             }
             let id = vis_line(&e.id.text());
-            let time = clock(e.timestamp);
+            let time = clock(e.timestamp.get());
             match e.kind {
                 Kind::Message => {
                     let c = s.content(ix)?;
@@ -583,7 +583,7 @@ impl Builder<'_, '_> {
                 None => md.to_string(),
             })
         });
-        let time = clock(m.and_then(|m| m.timestamp).or(e.timestamp));
+        let time = clock(m.and_then(|m| m.timestamp).or(e.timestamp.get()));
         Msg {
             anchor: vis_line(&e.id.text()),
             id: vis_line(&e.id.text()),

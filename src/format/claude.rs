@@ -321,7 +321,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
             kind_name: ty,
             id,
             parent: raw.parent_uuid.flatten().map(|p| Id::from_text(p.0)),
-            timestamp: raw.timestamp.ms(),
+            timestamp: raw.timestamp.ms().into(),
             message: None,
             synthetic_id: !has_links,
             extra: Some(Box::new(crate::model::Extra { hints, ..Default::default() })),
@@ -453,7 +453,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         kind_name: ty,
         id: Id::from_text(uuid.0),
         parent,
-        timestamp: raw.timestamp.ms(),
+        timestamp: raw.timestamp.ms().into(),
         message: message.map(Box::new),
         synthetic_id: false,
         extra: (!hints.is_empty() || compaction.is_some())
@@ -834,7 +834,7 @@ impl<'a> Pass<'a> {
         let line_uses = &self.uses[first_use..self.next_use];
         let call_keys = || line_uses.iter().filter(|u| u.side == ToolSide::Call).filter_map(|u| u.key.clone());
         let mut parent = Link { id: e.parent.take(), key: parent_key };
-        self.created = self.created.or(e.timestamp);
+        self.created = self.created.or(e.timestamp.get());
         if e.hint(DROP).is_some() {
             if let Some(t) = e.hint(CUSTOM_TITLE) {
                 self.custom_title = Some(t.clone());

@@ -186,7 +186,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         kind_name: kind_name.unwrap_or(Cow::Borrowed("")),
         id,
         parent,
-        timestamp: None,
+        timestamp: crate::model::Ms::NONE,
         message: message.map(Box::new),
         synthetic_id: false,
         extra: None,

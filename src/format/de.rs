@@ -279,7 +279,8 @@ impl<'de> Deserialize<'de> for Ts {
                 Ok(i64::try_from(v).map(Ts::Ms).unwrap_or(Ts::Bad))
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Ts, E> {
-                Ok(Ts::Ms(v))
+                // (`i64::MIN` is what an entry holds for no time: [`crate::model::Ms`].)
+                Ok(if v == i64::MIN { Ts::Bad } else { Ts::Ms(v) })
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Ts, E> {
                 Ok(if v.is_finite() && v.abs() < 9.0e15 { Ts::Ms(v as i64) } else { Ts::Bad })
@@ -536,5 +537,11 @@ mod tests {
         assert!(serde_json::from_str::<IdDe>("18446744073709551616").is_err());
         assert_eq!(serde_json::from_str::<Ts>("\"5ms\"").unwrap(), Ts::Ms(5));
         assert_eq!(serde_json::from_str::<Ts>("{}").unwrap(), Ts::Bad);
+        // The one time an entry cannot hold (it stands for none there) is reported, not
+        // taken for an absent time.
+        assert_eq!(serde_json::from_str::<Ts>("-9223372036854775808").unwrap(), Ts::Bad);
+        assert_eq!(serde_json::from_str::<Ts>("-9223372036854775807").unwrap(), Ts::Ms(i64::MIN + 1));
+        assert_eq!(crate::model::Ms::from(Some(-1)).get(), Some(-1));
+        assert_eq!(crate::model::Ms::from(None).get(), None);
     }
 }

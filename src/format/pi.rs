@@ -219,7 +219,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         kind_name: ty.unwrap_or(Cow::Borrowed("")),
         id,
         parent,
-        timestamp: raw.timestamp.ms(),
+        timestamp: raw.timestamp.ms().into(),
         message: message.map(Box::new),
         synthetic_id: false,
         extra: None,
