@@ -582,9 +582,9 @@ struct Pass<'a> {
     detail: Detail,
     /// Entries stay where they are: a line's slot is emptied when it is merged or dropped.
     keep: Vec<Option<Entry<'a>>>,
-    /// Each line's own key and its parent's, rewritten in place: a removed line's parent is
-    /// cleared; the parent's id stays on the entry.
-    links: Vec<IdAndParent<'a>>,
+    /// Each line's own id, kept when the line is merged or dropped (lookups by id find it);
+    /// a kept line's parent is on its entry.
+    ids: Vec<Id<'a>>,
     /// Every line's tool uses, in entry order, and the first not yet read.
     uses: Vec<ToolUse<'a>>,
     next_use: usize,
@@ -618,15 +618,12 @@ struct Pass<'a> {
 
 const NO_OWNER: u32 = u32::MAX;
 
-/// A line's id and its parent's.
-type IdAndParent<'a> = (Id<'a>, Option<Id<'a>>);
-
 fn start<'a>(bytes: &'a [u8], detail: Detail) -> Box<dyn Stitch<'a> + 'a> {
     Box::new(Pass {
         bytes,
         detail,
         keep: Vec::new(),
-        links: Vec::new(),
+        ids: Vec::new(),
         uses: Vec::new(),
         next_use: 0,
         owner: Vec::new(),
@@ -655,7 +652,7 @@ impl<'a> Stitch<'a> for Pass<'a> {
             // and a long key's hash reads its text again.
             let n = part.expected.max(part.entries.len());
             self.keep.reserve(n);
-            self.links.reserve(n);
+            self.ids.reserve(n);
             self.owner.reserve(n);
             self.redirect.reserve(n / 4);
             self.redirects.reserve(n / 4);
@@ -667,7 +664,7 @@ impl<'a> Stitch<'a> for Pass<'a> {
             session_and_cwd(&part.entries, self.bytes, (&mut self.session, &mut self.cwd));
         }
         let from = self.keep.len();
-        self.links.extend(part.entries.iter().map(|e| (e.id.clone(), e.parent.clone())));
+        self.ids.extend(part.entries.iter().map(|e| e.id.clone()));
         self.uses.extend(part.tools);
         self.keep.extend(part.entries.into_iter().map(Some));
         self.kept_by_id.grow(self.keep.len());
@@ -679,7 +676,7 @@ impl<'a> Stitch<'a> for Pass<'a> {
     fn finish(self: Box<Self>, d: &mut Decoded<'a>) {
         let Pass {
             mut keep,
-            mut links,
+            ids,
             uses,
             owner,
             redirect,
@@ -700,22 +697,20 @@ impl<'a> Stitch<'a> for Pass<'a> {
         // this file are noted, for the check below.
         let sidechains: Vec<usize> = keep
             .par_iter_mut()
-            .zip(links.par_iter_mut())
             .enumerate()
-            .filter_map(|(slot, (e, (_, parent_key)))| {
+            .filter_map(|(slot, e)| {
                 let e = e.as_mut()?;
-                let mut p = Link { id: e.parent.take(), key: parent_key.take() };
+                let mut p = e.parent.take();
                 // Bounded: a cycle among removed lines must not loop.
                 for _ in 0..redirect.len() + 1 {
-                    let Some(cur) = &p.key else { break };
+                    let Some(cur) = &p else { break };
                     match redirect.get(cur) {
                         Some(&next) => p = redirects[next as usize].clone(),
                         None => break,
                     }
                 }
-                let check = p.key.is_some() && e.hint(SIDECHAIN).is_some();
-                e.parent = p.id;
-                *parent_key = p.key;
+                let check = p.is_some() && e.hint(SIDECHAIN).is_some();
+                e.parent = p;
                 // Claude Code keeps nothing between the boundary and what it summarized: the
                 // context after it is the summary, then what follows. Naming the summarized
                 // entry (its parent) says exactly that.
@@ -728,9 +723,8 @@ impl<'a> Stitch<'a> for Pass<'a> {
             .collect();
         // A sub-agent's first line names a line of its parent's file: it is the sub-agent's root.
         for slot in sidechains {
-            let Some(k) = links[slot].1.clone() else { continue };
-            if kept_by_id.get(&links, &k).is_none() {
-                links[slot].1 = None;
+            let Some(k) = keep[slot].as_ref().and_then(|e| e.parent.clone()) else { continue };
+            if kept_by_id.get(&ids, &k).is_none() {
                 if let Some(e) = keep[slot].as_mut() {
                     e.parent = None;
                     if let Some(c) = e.compaction_mut() {
@@ -746,11 +740,10 @@ impl<'a> Stitch<'a> for Pass<'a> {
         } else {
             let leaves: FastSet<Id<'a>> = summaries.iter().map(|(_, l)| Id::of_text(l)).collect();
             let made_up: FastSet<u32> = made_up.into_iter().collect();
-            links
-                .iter()
+            ids.iter()
                 .enumerate()
-                .filter(|(slot, (k, _))| leaves.contains(k) && !made_up.contains(&(*slot as u32)))
-                .map(|(_, (k, _))| k.clone())
+                .filter(|(slot, k)| leaves.contains(k) && !made_up.contains(&(*slot as u32)))
+                .map(|(_, k)| k.clone())
                 .collect()
         };
         // Slots to positions among the kept entries; then the tool uses of the kept entries,
@@ -816,8 +809,7 @@ impl<'a> Pass<'a> {
     /// Stitch the line in `slot`: every earlier line is stitched, no later one is.
     fn line(&mut self, d: &mut Decoded<'a>, slot: usize) {
         let (bytes, detail) = (self.bytes, self.detail);
-        let parent_key = self.links[slot].1.take();
-        let id_key = self.links[slot].0.clone();
+        let id_key = self.ids[slot].clone();
         // Each slot is visited once, before anything else empties it.
         let mut e = self.keep[slot].take().expect("a slot not yet visited");
         if e.synthetic_id {
@@ -833,7 +825,7 @@ impl<'a> Pass<'a> {
         }
         let line_uses = &self.uses[first_use..self.next_use];
         let call_keys = || line_uses.iter().filter(|u| u.side == ToolSide::Call).filter_map(|u| u.key.clone());
-        let mut parent = Link { id: e.parent.take(), key: parent_key };
+        let mut parent = e.parent.take();
         self.created = self.created.or(e.timestamp.get());
         if e.hint(DROP).is_some() {
             if let Some(t) = e.hint(CUSTOM_TITLE) {
@@ -870,7 +862,7 @@ impl<'a> Pass<'a> {
                     let target = self.keep[first].as_mut().expect("a kept entry");
                     self.kept_by_id.keep(slot, &id_key, (first, target.kind));
                     merge_response(target, e);
-                    let alias = Link { id: Some(target.id.clone()), key: Some(self.links[first].0.clone()) };
+                    let alias = Some(target.id.clone());
                     self.redirect_to(id_key, alias);
                     self.owner.push(first as u32);
                     return;
@@ -884,7 +876,7 @@ impl<'a> Pass<'a> {
         }
         // The summary that follows a compact boundary is part of that compaction.
         if e.hint(COMPACT_SUMMARY).is_some() {
-            let boundary = parent.key.as_ref().and_then(|p| self.kept_by_id.compaction(p));
+            let boundary = parent.as_ref().and_then(|p| self.kept_by_id.compaction(p));
             let text = prompt_text(&e, bytes);
             match boundary.filter(|&b| self.keep[b].as_ref().is_some_and(|b| b.kind == Kind::Compaction)) {
                 Some(b_ix) => {
@@ -893,7 +885,7 @@ impl<'a> Pass<'a> {
                     if c.summary.is_none() {
                         c.summary = text;
                         b.extra_mut().more_spans.push(e.span.clone());
-                        let alias = Link { id: Some(b.id.clone()), key: Some(self.links[b_ix].0.clone()) };
+                        let alias = Some(b.id.clone());
                         self.redirect_to(id_key, alias);
                         self.owner.push(NO_OWNER);
                         return;
@@ -909,7 +901,7 @@ impl<'a> Pass<'a> {
         }
         if e.kind == Kind::Compaction {
             if let Some(lp) = e.hint(LOGICAL_PARENT).cloned() {
-                parent = Link { key: Some(Id::of_text(&lp)), id: Some(Id::from_text(lp)) };
+                parent = Some(Id::from_text(lp));
             }
         }
         if let Some(m) = &e.message {
@@ -930,14 +922,13 @@ impl<'a> Pass<'a> {
         }
         self.owner.push(if e.message.is_some() { slot as u32 } else { NO_OWNER });
         self.kept_by_id.keep(slot, &id_key, (slot, e.kind));
-        e.parent = parent.id;
+        e.parent = parent;
         self.keep[slot] = Some(e);
-        self.links[slot].1 = parent.key;
         // Results are attached once their issuer is known (it always precedes them).
         for r in self.pending_results.drain(..) {
             attach_result(
                 &mut self.keep,
-                &mut self.links,
+                &self.ids,
                 r,
                 &self.issuer,
                 &mut self.kept_by_id,
@@ -1040,7 +1031,7 @@ fn merge_response<'a>(target: &mut Entry<'a>, e: Entry<'a>) {
 /// same entry, so that parallel results stay one chain), whatever its `parentUuid` says.
 fn attach_result<'a>(
     keep: &mut [Option<Entry<'a>>],
-    links: &mut [(Id<'a>, Option<Id<'a>>)],
+    ids: &[Id<'a>],
     (r, call): (usize, Option<Id<'a>>),
     issuer: &HashMap<Id<'a>, usize>,
     kept_by_id: &mut KeptById<'a>,
@@ -1050,7 +1041,7 @@ fn attach_result<'a>(
     let Some(entry) = keep[r].as_ref() else { return };
     // The call id decides; the line's own pointer to its issuer only when no call matches.
     let by_call = call.and_then(|c| issuer.get(&c)).copied();
-    let from = by_call.or_else(|| entry.hint(SOURCE_TOOL).and_then(|s| kept_by_id.get(links, &Id::of_text(s))));
+    let from = by_call.or_else(|| entry.hint(SOURCE_TOOL).and_then(|s| kept_by_id.get(ids, &Id::of_text(s))));
     // An issuer precedes its results (the attachment waits for it).
     let Some(from) = from.filter(|&f| f < r) else { return };
     let under = last_result.get(&from).copied().unwrap_or(from);
@@ -1058,7 +1049,6 @@ fn attach_result<'a>(
     let (before, rest) = keep.split_at_mut(r);
     let Some(e) = rest[0].as_mut() else { return };
     e.parent = Some(parent_id);
-    links[r].1 = Some(links[under].0.clone());
     last_result.insert(from, r);
     if detail == Detail::Index {
         // The messages are let go after the pass: no view shows the names.
@@ -1120,13 +1110,13 @@ impl<'a> KeptById<'a> {
         self.compactions.get(key).copied()
     }
 
-    /// The line keeping the last line recorded with id `key` (`links` holds each line's id).
-    fn get(&mut self, links: &[IdAndParent<'a>], key: &Id<'a>) -> Option<usize> {
+    /// The line keeping the last line recorded with id `key` (`ids` holds each line's id).
+    fn get(&mut self, ids: &[Id<'a>], key: &Id<'a>) -> Option<usize> {
         let by = &self.by;
         let map = self.map.get_or_insert_with(|| {
             let mut map = HashMap::default();
             for (slot, &b) in by.iter().enumerate().filter(|(_, &b)| b != Self::NONE) {
-                map.insert(links[slot].0.clone(), b as usize);
+                map.insert(ids[slot].clone(), b as usize);
             }
             map
         });
@@ -1134,12 +1124,8 @@ impl<'a> KeptById<'a> {
     }
 }
 
-/// Where an entry hangs: its parent's id and packed key (both `None` for a root).
-#[derive(Clone)]
-struct Link<'a> {
-    id: Option<Id<'a>>,
-    key: Option<Id<'a>>,
-}
+/// Where an entry hangs: its parent's id (`None` for a root).
+type Link<'a> = Option<Id<'a>>;
 
 /// A message's content blocks, from every line of the entry in file order. A system line
 /// keeps its text at the top level; a compaction's summary line is its text.
@@ -1274,7 +1260,7 @@ mod tests {
         // (keeper offset back from the line, the keeper's kind); none: the line is removed.
         let kinds = [Kind::Compaction, Kind::Message, Kind::Compaction, Kind::Message, Kind::Label];
         let key = |t: &'static str| Id::of_text(&Cow::Borrowed(t));
-        let links: Vec<IdAndParent<'static>> = ids.iter().map(|i| (key(i), None)).collect();
+        let line_ids: Vec<Id<'static>> = ids.iter().map(|i| key(i)).collect();
         for build_at in 0..=ids.len() {
             let mut lazy = KeptById::new();
             let mut eager: HashMap<Id<'static>, usize> = HashMap::default();
@@ -1284,7 +1270,7 @@ mod tests {
                 lazy.grow(slot + 1);
                 let key = key(id);
                 if slot == build_at {
-                    assert_eq!(lazy.get(&links, &key), eager.get(&key).copied());
+                    assert_eq!(lazy.get(&line_ids, &key), eager.get(&key).copied());
                 }
                 if slot % 4 != 3 {
                     let by = slot - (slot % 3).min(slot);
@@ -1299,7 +1285,7 @@ mod tests {
                     let got = lazy.compaction(&probe).filter(|&b| kind_of[b] == Kind::Compaction);
                     assert_eq!(got, want, "compaction keeper of {probe:?} after line {slot}");
                     if slot >= build_at {
-                        assert_eq!(lazy.get(&links, &probe), eager.get(&probe).copied(), "{probe:?} after {slot}");
+                        assert_eq!(lazy.get(&line_ids, &probe), eager.get(&probe).copied(), "{probe:?} after {slot}");
                     }
                 }
             }
