@@ -172,7 +172,7 @@ pub fn recorded(s: &Session<'_>, leaf: Ix) -> Option<Recorded> {
     path[after..].iter().rev().find_map(|&i| {
         let m = s.entry(i).message.as_ref()?;
         (m.role == crate::model::Role::Assistant).then_some(())?;
-        let u = m.usage?;
+        let u = *m.usage()?;
         Some(Recorded {
             source: RecordedSource::LastCall,
             tokens: Some(u.parts_total().0),
@@ -304,7 +304,7 @@ impl Walk {
             let Some(msg) = &e.message else { continue };
             m.entry_id = Some(e.id.to_owned_id());
             m.role = msg.role_name.to_string();
-            m.refusal = msg.stop_reason.as_deref() == Some("refusal");
+            m.refusal = msg.stop_reason() == Some("refusal");
         }
         let ledger: HashSet<&str> = self.ledger.iter().map(String::as_str).collect();
         let mut names = None;
@@ -360,10 +360,10 @@ impl Walk {
             total_chars += m.chars;
             total_tokens += m.tokens;
             if let Some(msg) = m.ix.and_then(|i| s.entry(i).message.as_ref()) {
-                if msg.model.is_some() || msg.provider.is_some() {
+                if msg.model().is_some() || msg.provider().is_some() {
                     last_model = Some(ModelRef {
-                        provider: msg.provider.as_deref().map(str::to_string),
-                        model: msg.model.as_deref().map(str::to_string),
+                        provider: msg.provider().map(str::to_string),
+                        model: msg.model().map(str::to_string),
                     });
                 }
             }

@@ -92,8 +92,7 @@ fn side(s: &Session<'_>, leaf: Ix, entries: Vec<Ix>) -> Side {
     for &i in &entries {
         let Some(m) = &s.entry(i).message else { continue };
         if m.role == Role::Assistant {
-            let call =
-                m.usage.as_ref().map(|u| Call::priced(u, m.provider.as_deref(), m.model.as_deref(), Prices::bundled()));
+            let call = m.usage().map(|u| Call::priced(u, m.provider(), m.model(), Prices::bundled()));
             usage.call(call.as_ref());
         }
         tool_calls += m.tool_results.len() as u64;

@@ -615,25 +615,64 @@ pub struct Message<'a> {
     pub role: Role,
     pub role_name: Cow<'a, str>,
     /// Message time, epoch milliseconds (arcturn only).
-    pub timestamp: Option<i64>,
+    pub timestamp: Ms,
     /// What the content holds; the content itself stays in the buffer (`Session::value`).
     pub blocks: Blocks,
     pub tool_calls: Vec<ToolCall<'a>>,
     pub tool_results: Vec<ToolResult<'a>>,
-    pub provider: Option<Cow<'a, str>>,
-    pub model: Option<Cow<'a, str>>,
-    pub usage: Option<Usage>,
-    pub stop_reason: Option<Cow<'a, str>>,
+    /// Who answered, what it used and why it stopped; `None` when the file records none of
+    /// it (prompts and tool results, most of a session's messages).
+    pub reply: Option<Box<Reply<'a>>>,
     /// Kept in the file but never sent to the model (pi `excludeFromContext`, an empty
     /// branch summary).
     pub excluded: bool,
 }
 
-impl Message<'_> {
+/// What a model's reply records beyond its content. Apart from [`Message`] and boxed, so
+/// that the messages without it (about half) do not carry its 150 bytes.
+#[derive(Clone, Debug, Default)]
+pub struct Reply<'a> {
+    pub provider: Option<Cow<'a, str>>,
+    pub model: Option<Cow<'a, str>>,
+    pub usage: Option<Usage>,
+    pub stop_reason: Option<Cow<'a, str>>,
+}
+
+impl<'a> Reply<'a> {
+    /// The reply, boxed, or `None` when it records nothing.
+    pub fn boxed(self) -> Option<Box<Reply<'a>>> {
+        let empty =
+            self.provider.is_none() && self.model.is_none() && self.usage.is_none() && self.stop_reason.is_none();
+        (!empty).then(|| Box::new(self))
+    }
+}
+
+impl<'a> Message<'a> {
     /// Whether this message's tool calls ran: an assistant turn that was not refused,
     /// aborted or cut by an error. Only calls that ran expect a result.
     pub fn tools_ran(&self) -> bool {
-        self.role == Role::Assistant && !matches!(self.stop_reason.as_deref(), Some("refusal" | "aborted" | "error"))
+        self.role == Role::Assistant && !matches!(self.stop_reason(), Some("refusal" | "aborted" | "error"))
+    }
+
+    pub fn provider(&self) -> Option<&str> {
+        self.reply.as_ref()?.provider.as_deref()
+    }
+
+    pub fn model(&self) -> Option<&str> {
+        self.reply.as_ref()?.model.as_deref()
+    }
+
+    pub fn usage(&self) -> Option<&Usage> {
+        self.reply.as_ref()?.usage.as_ref()
+    }
+
+    pub fn stop_reason(&self) -> Option<&str> {
+        self.reply.as_ref()?.stop_reason.as_deref()
+    }
+
+    /// The reply, made empty first if there was none.
+    pub fn reply_mut(&mut self) -> &mut Reply<'a> {
+        self.reply.get_or_insert_with(Default::default)
     }
 }
 
@@ -855,6 +894,9 @@ mod tests {
         // The made-up-id flag sits in the entry's padding, and the parts few entries have
         // (a compaction, a state change, a label's text) in its box of rarer parts.
         assert_eq!(std::mem::size_of::<Entry>(), 120);
+        // A reply's model, usage and stop reason are boxed apart: prompts and tool results
+        // carry none of them.
+        assert_eq!(std::mem::size_of::<Message>(), 128);
     }
 
     /// The vector digits against the scalar ones: every byte at every place, between digits

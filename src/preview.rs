@@ -103,12 +103,12 @@ fn message(e: &Entry<'_>, c: Option<&Content>) -> Description {
         Role::User => Description { label: "user".into(), text, alert: false },
         Role::System => Description { label: "operator".into(), text, alert: false },
         Role::Assistant => {
-            let refused = m.stop_reason.as_deref() == Some("refusal");
+            let refused = m.stop_reason() == Some("refusal");
             let mut parts = Vec::new();
             if refused {
                 parts.push("[refused]".to_string());
             }
-            if m.stop_reason.as_deref() == Some("error") {
+            if m.stop_reason() == Some("error") {
                 parts.push("[error]".to_string());
             }
             if !text.is_empty() {
@@ -128,7 +128,7 @@ fn message(e: &Entry<'_>, c: Option<&Content>) -> Description {
             Description {
                 label: "assistant".into(),
                 text: parts.join(" "),
-                alert: refused || m.stop_reason.as_deref() == Some("error"),
+                alert: refused || m.stop_reason() == Some("error"),
             }
         }
         Role::ToolResult => {

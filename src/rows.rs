@@ -328,8 +328,8 @@ impl<'s, 'a> Rows<'s, 'a> {
         let e: &'s Entry<'a> = s.entry(i);
         let m = e.message.as_deref();
         let call = m.is_some_and(|m| m.role == Role::Assistant) && !s.observed;
-        let u = m.and_then(|m| m.usage.as_ref()).filter(|_| call);
-        let (provider, model) = (m.and_then(|m| m.provider.as_deref()), m.and_then(|m| m.model.as_deref()));
+        let u = m.and_then(|m| m.usage()).filter(|_| call);
+        let (provider, model) = (m.and_then(|m| m.provider()), m.and_then(|m| m.model()));
         EntryRow {
             head: self.head,
             entry_id: IdText(&e.id),
@@ -344,7 +344,7 @@ impl<'s, 'a> Rows<'s, 'a> {
             role_name: m.map(|m| m.role_name.as_ref()),
             provider,
             model,
-            stop_reason: m.and_then(|m| m.stop_reason.as_deref()),
+            stop_reason: m.and_then(|m| m.stop_reason()),
             model_call: call,
             tokens: Tokens::of(u),
             cost: if call { CostCols::of(u, provider, model) } else { CostCols::default() },
@@ -379,7 +379,7 @@ impl<'s, 'a> Rows<'s, 'a> {
                 CallSrc::Entry(i) => {
                     let e: &'s Entry<'a> = s.entry(i);
                     let Some(m) = e.message.as_deref() else { continue };
-                    let (provider, model, u) = (m.provider.as_deref(), m.model.as_deref(), m.usage.as_ref());
+                    let (provider, model, u) = (m.provider(), m.model(), m.usage());
                     let at = entry_time(e);
                     let since = s.tree.parent(i).and_then(|p| entry_time(s.entry(p)));
                     CallRow {
@@ -392,8 +392,8 @@ impl<'s, 'a> Rows<'s, 'a> {
                         timestamp_ms: at,
                         provider,
                         model,
-                        stop_reason: m.stop_reason.as_deref(),
-                        outcome: match m.stop_reason.as_deref() {
+                        stop_reason: m.stop_reason(),
+                        outcome: match m.stop_reason() {
                             Some("error") => "error",
                             Some("aborted") => "aborted",
                             _ => "ok",
@@ -578,7 +578,7 @@ impl<'s, 'a> Rows<'s, 'a> {
             match c {
                 CallSrc::Entry(i) => {
                     let e = s.entry(i);
-                    usage_at.insert(e.line, (e.message.as_ref().and_then(|m| m.usage.as_ref()), false));
+                    usage_at.insert(e.line, (e.message.as_ref().and_then(|m| m.usage()), false));
                 }
                 CallSrc::Observed(k) => {
                     let o = &s.observations[k as usize];
@@ -753,7 +753,7 @@ impl<'s, 'a> Rows<'s, 'a> {
 
 /// An entry's time: its own, else its message's.
 fn entry_time(e: &Entry<'_>) -> Option<i64> {
-    e.timestamp.get().or_else(|| e.message.as_ref().and_then(|m| m.timestamp))
+    e.timestamp.get().or_else(|| e.message.as_ref().and_then(|m| m.timestamp.get()))
 }
 
 /// Milliseconds from `a` to `b`, when both are known and in order.

@@ -231,7 +231,7 @@ fn read_at(f: &mut File, at: u64, len: u64) -> Result<Vec<u8>, String> {
 }
 
 fn first_ts(d: &Decoded<'_>) -> Option<i64> {
-    let e = d.entries.iter().filter_map(|e| e.timestamp.get().or_else(|| e.message.as_ref()?.timestamp)).min();
+    let e = d.entries.iter().filter_map(|e| e.timestamp.get().or_else(|| e.message.as_ref()?.timestamp.get())).min();
     let o = d.observations.iter().filter_map(|o| o.ts).min();
     match (e, o) {
         (Some(a), Some(b)) => Some(a.min(b)),
@@ -240,7 +240,7 @@ fn first_ts(d: &Decoded<'_>) -> Option<i64> {
 }
 
 fn max_ts(d: &Decoded<'_>) -> Option<i64> {
-    let e = d.entries.iter().filter_map(|e| e.timestamp.get().or_else(|| e.message.as_ref()?.timestamp)).max();
+    let e = d.entries.iter().filter_map(|e| e.timestamp.get().or_else(|| e.message.as_ref()?.timestamp.get())).max();
     let o = d.observations.iter().filter_map(|o| o.ts.map(|t| t + o.duration_ms.unwrap_or(0) as i64)).max();
     e.max(o)
 }

@@ -237,7 +237,7 @@ pub fn file_usage(
         }
     } else {
         for m in entries.iter().filter_map(|e| e.message.as_ref()).filter(|m| m.role == Role::Assistant) {
-            let call = m.usage.as_ref().map(|u| Call::priced(u, m.provider.as_deref(), m.model.as_deref(), prices));
+            let call = m.usage().map(|u| Call::priced(u, m.provider(), m.model(), prices));
             usage.call(call.as_ref());
         }
     }
@@ -690,13 +690,13 @@ impl SessionStats {
                 messages.count(m.role);
                 compactions.provider += u64::from(m.blocks.server_compaction);
                 if !s.observed {
-                    let ms = e.timestamp.get().or(m.timestamp);
+                    let ms = e.timestamp.get().or(m.timestamp.get());
                     if m.role == Role::Assistant && acc.admits(ms) {
                         tools.clear();
                         tools.extend(m.tool_calls.iter().map(|c| c.name.as_deref().unwrap_or("?")));
                         tools.sort_unstable();
                         tools.dedup();
-                        acc.call(&mut usage, ms, m.provider.as_deref(), m.model.as_deref(), m.usage.as_ref(), &tools);
+                        acc.call(&mut usage, ms, m.provider(), m.model(), m.usage(), &tools);
                     }
                     // In crab, `tool_call` observations are the record of calls that ran.
                     let results = if m.tool_results.is_empty() || acc.admits(ms) { &m.tool_results[..] } else { &[] };
@@ -842,9 +842,8 @@ fn branch(s: &Session<'_>, file_usage: &Tokens, leaves: u64, opts: &Options<'_>)
     for &i in &path {
         if let Some(m) = &s.entry(i).message {
             messages.count(m.role);
-            if m.role == Role::Assistant && opts.admits(s.entry(i).timestamp.get().or(m.timestamp)) {
-                let call =
-                    m.usage.as_ref().map(|u| Call::priced(u, m.provider.as_deref(), m.model.as_deref(), opts.prices));
+            if m.role == Role::Assistant && opts.admits(s.entry(i).timestamp.get().or(m.timestamp.get())) {
+                let call = m.usage().map(|u| Call::priced(u, m.provider(), m.model(), opts.prices));
                 usage.call(call.as_ref());
             }
         }

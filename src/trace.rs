@@ -345,7 +345,7 @@ fn arcturn(s: &Session<'_>, leaf: Ix) -> Trace {
     for &i in &path {
         let e = s.entry(i);
         let msg = e.message.as_ref();
-        let ts = e.timestamp.get().or_else(|| msg.and_then(|m| m.timestamp));
+        let ts = e.timestamp.get().or_else(|| msg.and_then(|m| m.timestamp.get()));
         // The index keeps no payloads: re-read the line for text and arguments.
         let content = msg.and_then(|_| s.content(i).ok());
         let message = content.as_ref();
@@ -456,23 +456,23 @@ fn arcturn_span(
     if let Some(m) = &e.message {
         return match m.role {
             Role::Assistant => {
-                let stop = m.stop_reason.as_deref();
+                let stop = m.stop_reason();
                 let (outcome, error) = match stop {
                     Some("error") => (SpanOutcome::Error, Some(assistant_error(message))),
                     Some("aborted") => (SpanOutcome::Aborted, None),
                     _ => (SpanOutcome::Ok, None),
                 };
-                let usage = m.usage.map(|u| Usage { total: None, cost: None, ..u }).unwrap_or_default();
+                let usage = m.usage().copied().map(|u| Usage { total: None, cost: None, ..u }).unwrap_or_default();
                 Some(span(
                     SpanKind::LlmCall,
                     outcome,
                     error,
                     Detail::Llm {
-                        provider: m.provider.as_deref().map(str::to_string),
-                        model: m.model.as_deref().map(str::to_string),
+                        provider: m.provider().map(str::to_string),
+                        model: m.model().map(str::to_string),
                         usage,
                         stop_reason: stop.map(str::to_string),
-                        cost: call_cost::of(m.usage.as_ref(), m.provider.as_deref(), m.model.as_deref()).dollars,
+                        cost: call_cost::of(m.usage(), m.provider(), m.model()).dollars,
                     },
                 ))
             }

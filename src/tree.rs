@@ -13,6 +13,15 @@ use crate::model::{Entry, Id};
 /// Entry positions are indices into the session's `entries` (file order).
 pub type Ix = u32;
 
+/// A root's parent in [`Tree`]'s list. No file has this many entries: each is at least a
+/// line of its own, and lines are counted in a `u32`.
+const NO_PARENT: Ix = Ix::MAX;
+
+/// A parent from [`Tree`]'s list.
+fn up(p: Ix) -> Option<Ix> {
+    (p != NO_PARENT).then_some(p)
+}
+
 /// Why an entry is a root of the index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RootReason {
@@ -27,8 +36,9 @@ pub enum RootReason {
 }
 
 pub struct Tree {
-    /// The parent each entry is shown under (`None` for every kind of root).
-    parent: Vec<Option<Ix>>,
+    /// The parent each entry is shown under ([`NO_PARENT`] for every kind of root): 4 bytes
+    /// an entry, where an `Option` takes 8.
+    parent: Vec<Ix>,
     /// Children, all lists packed in one array (CSR), each list in file order.
     child_start: Vec<u32>,
     children: Vec<Ix>,
@@ -79,7 +89,7 @@ impl Tree {
             );
         }
 
-        let mut parent: Vec<Option<Ix>> = Vec::with_capacity(n);
+        let mut parent: Vec<Ix> = Vec::with_capacity(n);
         let mut reason: Vec<Option<RootReason>> = vec![None; n];
         let mut real_roots = 0usize;
         for (i, e) in entries.iter().enumerate() {
@@ -119,7 +129,7 @@ impl Tree {
                     }
                 },
             };
-            parent.push(p);
+            parent.push(p.unwrap_or(NO_PARENT));
         }
 
         // Cycles: walk up from every entry, colouring the path; meeting the current path
@@ -140,7 +150,7 @@ impl Tree {
                     NEW => {
                         colour[i as usize] = ON_PATH;
                         path.push(i);
-                        at = parent[i as usize];
+                        at = up(parent[i as usize]);
                     }
                     ON_PATH => {
                         let from = path.iter().position(|&x| x == i).unwrap_or(0);
@@ -174,7 +184,7 @@ impl Tree {
                             )
                             .with_id(e.id.to_owned_id()),
                         );
-                        parent[cut as usize] = None;
+                        parent[cut as usize] = NO_PARENT;
                         reason[cut as usize] = Some(RootReason::Cycle);
                         break;
                     }
@@ -185,26 +195,28 @@ impl Tree {
                 colour[i as usize] = DONE;
             }
         }
+        drop(colour);
 
         // Children in file order, packed.
         let mut child_start = vec![0u32; n + 1];
-        for p in parent.iter().flatten() {
-            child_start[*p as usize + 1] += 1;
+        for &p in parent.iter().filter(|&&p| p != NO_PARENT) {
+            child_start[p as usize + 1] += 1;
         }
         for i in 0..n {
             child_start[i + 1] += child_start[i];
         }
         let mut fill = child_start.clone();
         let mut children = vec![0 as Ix; child_start[n] as usize];
-        for (i, p) in parent.iter().enumerate() {
-            if let Some(p) = p {
-                children[fill[*p as usize] as usize] = i as Ix;
-                fill[*p as usize] += 1;
+        for (i, &p) in parent.iter().enumerate() {
+            if p != NO_PARENT {
+                children[fill[p as usize] as usize] = i as Ix;
+                fill[p as usize] += 1;
             }
         }
+        drop(fill);
 
         let roots: Vec<(Ix, RootReason)> =
-            (0..n).filter_map(|i| reason[i].filter(|_| parent[i].is_none()).map(|r| (i as Ix, r))).collect();
+            (0..n).filter_map(|i| reason[i].filter(|_| parent[i] == NO_PARENT).map(|r| (i as Ix, r))).collect();
         if real_roots > 1 {
             let first = roots.iter().find(|r| r.1 == RootReason::Root).map(|r| entries[r.0 as usize].line);
             let second = roots.iter().filter(|r| r.1 == RootReason::Root).nth(1).map(|r| entries[r.0 as usize].line);
@@ -244,7 +256,7 @@ impl Tree {
 
     /// The parent an entry is shown under; `None` for roots, including cut links.
     pub fn parent(&self, i: Ix) -> Option<Ix> {
-        self.parent[i as usize]
+        up(self.parent[i as usize])
     }
 
     pub fn children(&self, i: Ix) -> &[Ix] {

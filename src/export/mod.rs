@@ -324,8 +324,8 @@ fn totals(s: &Session<'_>, path: &[Ix], events: &[&Observation<'_>]) -> (Usage, 
         false => {
             for m in path.iter().filter_map(|&i| s.entry(i).message.as_ref()) {
                 if m.role == Role::Assistant {
-                    add_model(m.provider.as_deref(), m.model.as_deref());
-                    if let Some(u) = &m.usage {
+                    add_model(m.provider(), m.model());
+                    if let Some(u) = m.usage() {
                         usage.add(u);
                         calls += 1;
                     }
@@ -354,7 +354,7 @@ fn chart(s: &Session<'_>, path: &[Ix], events: &[&Observation<'_>]) -> Chart {
                 let anchor = Some(vis_line(&e.id.text()));
                 match (&e.message, e.kind) {
                     (Some(m), _) if m.role == Role::Assistant => {
-                        if let Some(u) = m.usage {
+                        if let Some(&u) = m.usage() {
                             let label = format!("call {} ({})", c.bars.len() + 1, vis_line(&e.id.short()));
                             c.bars.push(Bar { anchor, label, usage: u });
                         }
@@ -562,7 +562,7 @@ impl Builder<'_, '_> {
             Some(Role::System) => Speaker::Operator,
             _ => Speaker::Other,
         };
-        let stop_reason = m.and_then(|m| m.stop_reason.as_deref()).map(vis_line);
+        let stop_reason = m.and_then(|m| m.stop_reason()).map(vis_line);
         if stop_reason.as_deref() == Some("refusal") {
             remarks.insert(0, "refused: not sent to the provider again".into());
         }
@@ -577,13 +577,13 @@ impl Builder<'_, '_> {
             format!("{} at line {}{col}: {}", f.code.as_str(), e.line, vis_line(&f.message))
         }));
         let error = error.map(vis);
-        let model = m.and_then(|m| m.model.as_deref()).map(|md| {
-            vis_line(&match m.and_then(|m| m.provider.as_deref()) {
+        let model = m.and_then(|m| m.model()).map(|md| {
+            vis_line(&match m.and_then(|m| m.provider()) {
                 Some(p) => format!("{p}/{md}"),
                 None => md.to_string(),
             })
         });
-        let time = clock(m.and_then(|m| m.timestamp).or(e.timestamp.get()));
+        let time = clock(m.and_then(|m| m.timestamp.get()).or(e.timestamp.get()));
         Msg {
             anchor: vis_line(&e.id.text()),
             id: vis_line(&e.id.text()),
@@ -591,7 +591,7 @@ impl Builder<'_, '_> {
             role_name: vis_line(m.map(|m| m.role_name.as_ref()).unwrap_or("message")),
             time,
             model,
-            usage: m.and_then(|m| m.usage),
+            usage: m.and_then(|m| m.usage().copied()),
             stop_reason,
             error,
             remarks,

@@ -13,7 +13,7 @@ use super::tally;
 use super::{push_lean, unknown, Decoder, Effort, LineResult, Record};
 use crate::content::{self, Block};
 use crate::finding::{Code, Finding};
-use crate::model::{Compaction, ContextEdit, Entry, Header, Kind, Message, Role, State, ToolResult};
+use crate::model::{Compaction, ContextEdit, Entry, Header, Kind, Message, Reply, Role, State, ToolResult};
 use crate::source::Line;
 
 pub const DECODER: Decoder = Decoder {
@@ -315,18 +315,25 @@ pub(super) fn message_with<'a>(
     Message {
         role,
         role_name,
-        timestamp: m.timestamp.ms(),
+        timestamp: m.timestamp.ms().into(),
         blocks: m.content.blocks,
         tool_calls: m.content.tool_calls,
         tool_results,
-        provider: cow(m.provider),
-        model: cow(m.model),
-        usage: m.usage.map(|u| {
-            let parts =
-                [("input", u.input), ("output", u.output), ("cacheRead", u.cache_read), ("cacheWrite", u.cache_write)];
-            super::de::usage(n, parts, u.total_tokens, u.cost.and_then(|c| c.total).and_then(|f| f.0), notes)
-        }),
-        stop_reason: cow(m.stop_reason),
+        reply: Reply {
+            provider: cow(m.provider),
+            model: cow(m.model),
+            usage: m.usage.map(|u| {
+                let parts = [
+                    ("input", u.input),
+                    ("output", u.output),
+                    ("cacheRead", u.cache_read),
+                    ("cacheWrite", u.cache_write),
+                ];
+                super::de::usage(n, parts, u.total_tokens, u.cost.and_then(|c| c.total).and_then(|f| f.0), notes)
+            }),
+            stop_reason: cow(m.stop_reason),
+        }
+        .boxed(),
         excluded: m.exclude_from_context.unwrap_or(false),
     }
 }

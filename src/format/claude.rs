@@ -23,7 +23,7 @@ use super::tally;
 use super::{push_lean, unknown, Decoded, Decoder, Detail, Effort, Fail, Fed, LineResult, Record, Stitch};
 use crate::content::{self, Block};
 use crate::finding::{Code, Finding};
-use crate::model::{Compaction, Entry, Header, Id, Kind, Message, Role, Text, ToolSide, ToolUse, Usage};
+use crate::model::{Compaction, Entry, Header, Id, Kind, Message, Ms, Reply, Role, Text, ToolSide, ToolUse, Usage};
 use crate::source::Line;
 
 pub const DECODER: Decoder = Decoder {
@@ -370,14 +370,11 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
             Some(Message {
                 role: Role::System,
                 role_name: Cow::Borrowed("system"),
-                timestamp: None,
+                timestamp: Ms::NONE,
                 blocks: c.blocks,
                 tool_calls: Vec::new(),
                 tool_results: Vec::new(),
-                provider: None,
-                model: None,
-                usage: None,
-                stop_reason: None,
+                reply: None,
                 // Claude Code shows these (hook summaries, turn timings, local command output)
                 // but never sends them to the model.
                 excluded: true,
@@ -433,15 +430,18 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
             Some(Message {
                 role,
                 role_name: Cow::Borrowed(role_name),
-                timestamp: None,
+                timestamp: Ms::NONE,
                 blocks: c.blocks,
                 tool_calls: c.tool_calls,
                 tool_results: c.tool_results,
-                provider: None,
-                model,
-                // A made-up message is no model call: it used nothing.
-                usage: if assistant && !synthetic { m.usage.map(usage) } else { None },
-                stop_reason: cow(m.stop_reason),
+                reply: Reply {
+                    provider: None,
+                    model,
+                    // A made-up message is no model call: it used nothing.
+                    usage: if assistant && !synthetic { m.usage.map(usage) } else { None },
+                    stop_reason: cow(m.stop_reason),
+                }
+                .boxed(),
                 excluded: false,
             })
         }
@@ -1015,15 +1015,17 @@ fn merge_response<'a>(target: &mut Entry<'a>, e: Entry<'a>) {
     t.tool_calls.append(&mut m.tool_calls);
     t.tool_results.append(&mut m.tool_results);
     // Every line repeats the response's usage: keep one copy, the most complete.
-    t.usage = match (t.usage, m.usage) {
+    let Some(from) = m.reply.take() else { return };
+    let to = t.reply_mut();
+    to.usage = match (to.usage, from.usage) {
         (Some(a), Some(b)) => Some(if b.total() > a.total() { b } else { a }),
         (a, b) => a.or(b),
     };
-    if m.stop_reason.is_some() {
-        t.stop_reason = m.stop_reason.take();
+    if from.stop_reason.is_some() {
+        to.stop_reason = from.stop_reason;
     }
-    if t.model.is_none() {
-        t.model = m.model.take();
+    if to.model.is_none() {
+        to.model = from.model;
     }
 }
 

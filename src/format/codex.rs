@@ -35,7 +35,7 @@ use super::de::{num, Num, Str, Ts};
 use super::{push_lean, unknown, Decoded, Decoder, Detail, Effort, Fed, LineResult, Record, Stitch};
 use crate::content::{self, Block, Image};
 use crate::finding::{Code, Finding};
-use crate::model::{Blocks, Compaction, Entry, Header, Id, Kind, Message, Role, Text, ToolCall, ToolResult, Usage};
+use crate::model::{Blocks, Compaction, Entry, Header, Id, Kind, Message, Ms, Role, Text, ToolCall, ToolResult, Usage};
 use crate::source::Line;
 
 pub const DECODER: Decoder = Decoder {
@@ -352,14 +352,11 @@ fn item<'a>(
     e.message = Some(Box::new(Message {
         role,
         role_name,
-        timestamp: None,
+        timestamp: Ms::NONE,
         blocks,
         tool_calls,
         tool_results,
-        provider: None,
-        model: None,
-        usage: None,
-        stop_reason: None,
+        reply: None,
         excluded: false,
     }));
     e
@@ -810,7 +807,7 @@ impl<'a> Pass<'a> {
             let turn_start = w.turns.last().copied().unwrap_or(0);
             if let Some(a) = last_assistant(out, w.attach, turn_start) {
                 if let Some(m) = out[a].message.as_mut() {
-                    m.stop_reason = Some(Cow::Borrowed("aborted"));
+                    m.reply_mut().stop_reason = Some(Cow::Borrowed("aborted"));
                 }
             }
         }
@@ -865,7 +862,7 @@ fn merge<'a>(into: &mut Entry<'a>, e: Entry<'a>) {
 /// Returns whether the counter's line became an entry.
 fn settle<'a>(out: &mut Vec<Entry<'a>>, w: &mut Walk, mut counter: Entry<'a>, last: Figures) -> bool {
     let usage = last.usage();
-    let target = w.pending.filter(|&p| out[p].message.as_ref().is_some_and(|m| m.usage.is_none()));
+    let target = w.pending.filter(|&p| out[p].message.as_ref().is_some_and(|m| m.usage().is_none()));
     let kept = target.is_none();
     let ix = match target {
         Some(p) => p,
@@ -880,14 +877,11 @@ fn settle<'a>(out: &mut Vec<Entry<'a>>, w: &mut Walk, mut counter: Entry<'a>, la
             counter.message = Some(Box::new(Message {
                 role: Role::Assistant,
                 role_name: Cow::Borrowed("assistant"),
-                timestamp: None,
+                timestamp: Ms::NONE,
                 blocks: Blocks::default(),
                 tool_calls: Vec::new(),
                 tool_results: Vec::new(),
-                provider: None,
-                model: None,
-                usage: None,
-                stop_reason: None,
+                reply: None,
                 excluded: false,
             }));
             out.push(counter);
@@ -896,9 +890,10 @@ fn settle<'a>(out: &mut Vec<Entry<'a>>, w: &mut Walk, mut counter: Entry<'a>, la
         }
     };
     if let Some(m) = out[ix].message.as_mut() {
-        m.usage = Some(usage);
-        m.model = w.model.clone().map(Cow::Owned);
-        m.provider = w.provider.clone().map(Cow::Owned);
+        let r = m.reply_mut();
+        r.usage = Some(usage);
+        r.model = w.model.clone().map(Cow::Owned);
+        r.provider = w.provider.clone().map(Cow::Owned);
     }
     w.open = None;
     w.pending = None;

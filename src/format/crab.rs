@@ -8,7 +8,7 @@ use serde::Deserialize;
 use super::de::{cow, num, present, Content, Count, IdDe, Num, Str, StrOrNum, Ts};
 use super::{unknown, Decoder, Effort, LineResult, Record};
 use crate::finding::{Code, Finding};
-use crate::model::{Entry, Header, Kind, Message, Observation, Outcome, Role};
+use crate::model::{Entry, Header, Kind, Message, Ms, Observation, Outcome, Role};
 use crate::source::Line;
 
 pub const DECODER: Decoder = Decoder {
@@ -219,14 +219,11 @@ fn message<'a>(m: RawMessage<'a>, n: u32, notes: &mut Vec<Finding>) -> Message<'
     Message {
         role,
         role_name,
-        timestamp: None,
+        timestamp: Ms::NONE,
         blocks: c.blocks,
         tool_calls: c.tool_calls,
         tool_results: c.tool_results,
-        provider: None,
-        model: None,
-        usage: None,
-        stop_reason: None,
+        reply: None,
         excluded: false,
     }
 }

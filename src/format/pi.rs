@@ -21,7 +21,7 @@ use super::de::{cow, num, present, text_of, IdDe, Num, Str, Ts};
 use super::{push_lean, unknown, Decoded, Decoder, Detail, Effort, LineResult, Record};
 use crate::content::{self, Block};
 use crate::finding::{Code, Finding};
-use crate::model::{Compaction, Entry, Header, Id, Kind, Message, Role, State, Text};
+use crate::model::{Compaction, Entry, Header, Id, Kind, Message, Ms, Role, State, Text};
 use crate::source::Line;
 
 pub const DECODER: Decoder = Decoder {
@@ -247,14 +247,11 @@ fn synthetic_message(role_name: &'static str, excluded: bool) -> Message<'static
     Message {
         role: Role::Other,
         role_name: Cow::Borrowed(role_name),
-        timestamp: None,
+        timestamp: Ms::NONE,
         blocks: Default::default(),
         tool_calls: Vec::new(),
         tool_results: Vec::new(),
-        provider: None,
-        model: None,
-        usage: None,
-        stop_reason: None,
+        reply: None,
         excluded,
     }
 }

@@ -153,7 +153,7 @@ impl EntryText {
     pub fn of(s: &Session<'_>, i: Ix, d: &Description) -> EntryText {
         let e = s.entry(i);
         let mut badges = Vec::new();
-        if let Some(u) = e.message.as_ref().and_then(|m| m.usage) {
+        if let Some(u) = e.message.as_ref().and_then(|m| m.usage().copied()) {
             badges.push(format!("{} tok", preview::tokens(u.total())));
         }
         match s.tree.root_reason(i) {
