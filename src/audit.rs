@@ -306,7 +306,7 @@ fn place(s: &Session<'_>, ix: Ix, secret: &str, calls: &HashMap<&str, &str>) -> 
     let e = s.entry(ix);
     let mut p = Place { entry_id: Some(e.id.to_owned_id()), ..Place::default() };
     let Some(m) = e.message.as_ref() else {
-        p.entry_kind = Some(e.kind_name.to_string());
+        p.entry_kind = Some(e.kind_name().to_string());
         return p;
     };
     p.role = Some(match m.role {

@@ -396,8 +396,10 @@ pub struct Entry<'a> {
     /// The line's bytes in the source (for `show` and for views that need the payload).
     pub span: Range<usize>,
     pub kind: Kind,
-    /// The kind as written in the file (meaningful for unknown kinds).
-    pub kind_name: Cow<'a, str>,
+    /// The kind as written in the file (meaningful for unknown kinds), when it is written
+    /// without escapes, as it nearly always is: [`Entry::kind_name`] reads either way, and
+    /// [`Entry::named`] sets it.
+    pub kind_text: &'a str,
     pub id: Id<'a>,
     /// `None` for a root (`null`), and also when the field is missing (reported).
     pub parent: Option<Id<'a>>,
@@ -433,9 +435,36 @@ pub struct Extra<'a> {
     pub state: Option<Box<State<'a>>>,
     /// A label entry's text ([`Entry::label_text`]).
     pub label_text: Option<Text<'a>>,
+    /// The kind as written, when the file escapes it (`"\u0075ser"`), unescaped; the entry's
+    /// own `kind_text` is empty then.
+    pub kind_name: Option<String>,
 }
 
 impl<'a> Entry<'a> {
+    /// The kind as written in the file (meaningful for unknown kinds).
+    pub fn kind_name(&self) -> &str {
+        self.extra.as_ref().and_then(|x| x.kind_name.as_deref()).unwrap_or(self.kind_text)
+    }
+
+    /// The entry with the kind as written: text read straight from the file is kept as a
+    /// reference into it, an unescaped copy in the box of rarer parts (8 bytes an entry
+    /// less than a `Cow`).
+    pub fn named(mut self, name: Cow<'a, str>) -> Entry<'a> {
+        match name {
+            Cow::Borrowed(text) => {
+                self.kind_text = text;
+                if let Some(x) = self.extra.as_mut() {
+                    x.kind_name = None;
+                }
+            }
+            Cow::Owned(text) => {
+                self.kind_text = "";
+                self.extra_mut().kind_name = Some(text);
+            }
+        }
+        self
+    }
+
     /// Every line of the entry, in file order.
     pub fn spans(&self) -> impl Iterator<Item = Range<usize>> + '_ {
         std::iter::once(self.span.clone()).chain(self.extra.iter().flat_map(|x| x.more_spans.iter().cloned()))
@@ -629,7 +658,7 @@ pub struct Message<'a> {
 }
 
 /// What a model's reply records beyond its content. Apart from [`Message`] and boxed, so
-/// that the messages without it (about half) do not carry its 150 bytes.
+/// that the messages without it (about half) do not carry its 144 bytes.
 #[derive(Clone, Debug, Default)]
 pub struct Reply<'a> {
     pub provider: Option<Cow<'a, str>>,
@@ -893,10 +922,11 @@ mod tests {
         assert_eq!(std::mem::size_of::<Id>(), 24);
         // The made-up-id flag sits in the entry's padding, and the parts few entries have
         // (a compaction, a state change, a label's text) in its box of rarer parts.
-        assert_eq!(std::mem::size_of::<Entry>(), 120);
+        assert_eq!(std::mem::size_of::<Entry>(), 112);
         // A reply's model, usage and stop reason are boxed apart: prompts and tool results
         // carry none of them.
         assert_eq!(std::mem::size_of::<Message>(), 128);
+        assert_eq!(std::mem::size_of::<Reply>(), 144);
     }
 
     /// The vector digits against the scalar ones: every byte at every place, between digits

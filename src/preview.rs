@@ -90,7 +90,7 @@ fn describe_kind(e: &Entry<'_>, content: Option<&Content>) -> Description {
             }
             Description { label: "state".into(), text: parts.join(", "), alert: false }
         }
-        Kind::Unknown => Description { label: format!("{}?", e.kind_name), text: String::new(), alert: false },
+        Kind::Unknown => Description { label: format!("{}?", e.kind_name()), text: String::new(), alert: false },
     }
 }
 

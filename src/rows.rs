@@ -339,7 +339,7 @@ impl<'s, 'a> Rows<'s, 'a> {
             timestamp: Stamp(entry_time(e)),
             timestamp_ms: entry_time(e),
             kind: e.kind,
-            kind_name: &e.kind_name,
+            kind_name: e.kind_name(),
             role: m.map(|m| m.role),
             role_name: m.map(|m| m.role_name.as_ref()),
             provider,

@@ -368,14 +368,13 @@ pub const MAX_CYCLE_MEMBERS: usize = 10;
 mod tests {
     use super::*;
     use crate::model::Kind;
-    use std::borrow::Cow;
 
     fn e(id: &'static str, parent: Option<&'static str>, line: u32) -> Entry<'static> {
         Entry {
             line,
             span: 0..0,
             kind: Kind::Label,
-            kind_name: Cow::Borrowed("label"),
+            kind_text: "label",
             id: Id::copied(id),
             parent: parent.map(Id::copied),
             timestamp: crate::model::Ms::NONE,

@@ -532,3 +532,45 @@ fn many_files_are_reported_in_the_order_given() {
     let expected: Vec<&str> = expected.iter().map(|s| s.as_str()).collect();
     assert_eq!(order, expected, "human summaries out of order");
 }
+
+/// A kind written with escapes is read as its text, whether it names a known kind or not:
+/// the reader keeps a reference into the file for a plain name and an unescaped copy for an
+/// escaped one, and every view must see the same name either way.
+#[test]
+fn an_escaped_kind_name_reads_as_its_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = concat!(
+        r#"{"kind":"session","version":1,"id":"s-1","timestamp":"2026-11-06T16:40:00.390Z","cwd":"/w"}"#,
+        "\n",
+        r#"{"kind":"mess\u0061ge","id":"a1","parentId":null,"timestamp":"2026-11-06T16:41:42.480Z","message":{"role":"user","content":"hi"}}"#,
+        "\n",
+        r#"{"kind":"bookm\u0061rk","id":"b2","parentId":"a1","timestamp":"2026-11-06T16:41:43.480Z"}"#,
+        "\n",
+        r#"{"kind":"bookmark","id":"c3","parentId":"b2","timestamp":"2026-11-06T16:41:44.480Z"}"#,
+        "\n",
+    );
+    let p = temp_file(dir.path(), "escaped-kind.jsonl", session.as_bytes());
+
+    let doc = run(&["check", "--json", &p]).json();
+    assert_eq!(doc["entries"], 3, "{doc}");
+    let unknown: Vec<(u64, &str)> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "unknown_kind")
+        .map(|f| (f["line"].as_u64().unwrap(), f["message"].as_str().unwrap()))
+        .collect();
+    // `mess\u0061ge` is the known kind `message`; both spellings of `bookmark` are one name,
+    // so one finding names both lines.
+    assert_eq!(unknown.len(), 1, "{doc}");
+    let (line, message) = unknown[0];
+    assert!(line == 3 && message.contains("`bookmark`") && message.contains("lines: 3, 4"), "{line}: {message}");
+
+    let rows = run(&["rows", "--table", "entries", &p]).ndjson();
+    let kinds: Vec<(&str, &str)> =
+        rows.iter().map(|r| (r["kind"].as_str().unwrap(), r["kind_name"].as_str().unwrap())).collect();
+    assert_eq!(kinds, [("message", "message"), ("unknown", "bookmark"), ("unknown", "bookmark")]);
+
+    let tree = run(&["tree", "--color", "never", &p]).stdout;
+    assert_eq!(tree.matches("bookmark?").count(), 2, "{tree}");
+}

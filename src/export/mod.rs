@@ -466,7 +466,7 @@ impl Builder<'_, '_> {
                     items.push(Item::Note(Note { anchor: id.clone(), id, time, text: format!("Label: {l}") }));
                 }
                 Kind::Unknown => {
-                    let text = format!("Entry of unknown kind \"{}\"", vis_line(&e.kind_name));
+                    let text = format!("Entry of unknown kind \"{}\"", vis_line(e.kind_name()));
                     items.push(Item::Note(Note { anchor: id.clone(), id, time, text }));
                 }
             }

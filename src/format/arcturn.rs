@@ -242,7 +242,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         line: n,
         span: line.span.clone(),
         kind,
-        kind_name: kind_name.unwrap_or(Cow::Borrowed("")),
+        kind_text: "",
         id,
         parent,
         timestamp: raw.timestamp.ms().into(),
@@ -250,6 +250,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         synthetic_id: false,
         extra: None,
     }
+    .named(kind_name.unwrap_or(Cow::Borrowed("")))
     .with_parts(compaction, state, text_of(raw.label));
     Ok((Record::Entry(entry), notes))
 }

@@ -318,14 +318,15 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
             line: n,
             span: line.span.clone(),
             kind: Kind::Unknown,
-            kind_name: ty,
+            kind_text: "",
             id,
             parent: raw.parent_uuid.flatten().map(|p| Id::from_text(p.0)),
             timestamp: raw.timestamp.ms().into(),
             message: None,
             synthetic_id: !has_links,
             extra: Some(Box::new(crate::model::Extra { hints, ..Default::default() })),
-        };
+        }
+        .named(ty);
         return Ok((Record::Entry(entry), notes));
     }
     let Some(uuid) = raw.uuid else {
@@ -450,7 +451,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         line: n,
         span: line.span.clone(),
         kind,
-        kind_name: ty,
+        kind_text: "",
         id: Id::from_text(uuid.0),
         parent,
         timestamp: raw.timestamp.ms().into(),
@@ -458,7 +459,8 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         synthetic_id: false,
         extra: (!hints.is_empty() || compaction.is_some())
             .then(|| Box::new(crate::model::Extra { hints, compaction, ..Default::default() })),
-    };
+    }
+    .named(ty);
     Ok((Record::Entry(entry), notes))
 }
 

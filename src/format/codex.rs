@@ -256,7 +256,7 @@ fn entry<'a>(line: &Line, ts: Option<i64>, kind: Kind, kind_name: Cow<'a, str>, 
         line: line.number,
         span: line.span.clone(),
         kind,
-        kind_name,
+        kind_text: "",
         id,
         parent: None,
         timestamp: ts.into(),
@@ -264,6 +264,7 @@ fn entry<'a>(line: &Line, ts: Option<i64>, kind: Kind, kind_name: Cow<'a, str>, 
         synthetic_id: false,
         extra: None,
     }
+    .named(kind_name)
 }
 
 /// One `response_item`: a message, reasoning, a tool call or its output, a provider-side
@@ -870,7 +871,7 @@ fn settle<'a>(out: &mut Vec<Entry<'a>>, w: &mut Walk, mut counter: Entry<'a>, la
             let n = counter.line;
             counter.id = super::line_id(n);
             counter.kind = Kind::Message;
-            counter.kind_name = Cow::Borrowed("token_count");
+            counter = counter.named(Cow::Borrowed("token_count"));
             counter.parent = w.attach.map(|a| out[a].id.clone());
             counter.extra_mut().hints.clear();
             counter.synthetic_id = true;

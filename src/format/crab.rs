@@ -183,14 +183,15 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         line: n,
         span: line.span.clone(),
         kind,
-        kind_name: kind_name.unwrap_or(Cow::Borrowed("")),
+        kind_text: "",
         id,
         parent,
         timestamp: crate::model::Ms::NONE,
         message: message.map(Box::new),
         synthetic_id: false,
         extra: None,
-    };
+    }
+    .named(kind_name.unwrap_or(Cow::Borrowed("")));
     Ok((Record::Entry(entry), notes))
 }
 

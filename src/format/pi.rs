@@ -216,7 +216,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         line: n,
         span: line.span.clone(),
         kind,
-        kind_name: ty.unwrap_or(Cow::Borrowed("")),
+        kind_text: "",
         id,
         parent,
         timestamp: raw.timestamp.ms().into(),
@@ -224,6 +224,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         synthetic_id: false,
         extra: None,
     }
+    .named(ty.unwrap_or(Cow::Borrowed("")))
     .with_parts(compaction, state, text_of(raw.label));
     if v1 {
         entry.synthetic_id = true;
@@ -321,7 +322,7 @@ fn migrate_v1(d: &mut Decoded<'_>) {
 pub fn content(e: &Entry<'_>, lines: &[Value]) -> content::Content {
     let Some(line) = lines.first() else { return content::Content::default() };
     let text = |k: &str| line.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-    match e.kind_name.as_ref() {
+    match e.kind_name() {
         "branch_summary" => return content::Content { blocks: vec![Block::Text(text("summary"))], error: None },
         "custom_message" => {
             let body = line.get("content").unwrap_or(&Value::Null);

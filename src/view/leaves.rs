@@ -48,7 +48,7 @@ impl<'s, 'a> LeavesView<'s, 'a> {
                     id: &e.id,
                     line: e.line,
                     depth: s.tree.depth(i),
-                    kind: &e.kind_name,
+                    kind: e.kind_name(),
                     role: e.role_name(),
                     latest: Some(i) == latest,
                 }

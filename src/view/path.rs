@@ -44,7 +44,7 @@ impl<'s, 'a> PathView<'s, 'a> {
                     parent: e.parent.as_ref(),
                     line: e.line,
                     depth: s.tree.depth(i),
-                    kind: &e.kind_name,
+                    kind: e.kind_name(),
                     role: e.role_name(),
                 }
             })

@@ -175,7 +175,7 @@ impl<'s, 'a> TreeView<'s, 'a> {
                         parent: e.parent.as_ref(),
                         line: e.line,
                         depth: s.tree.depth(i),
-                        kind: &e.kind_name,
+                        kind: e.kind_name(),
                         role: e.role_name(),
                         children: Children { s, of: i },
                         synthetic_id: e.synthetic_id,
