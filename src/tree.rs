@@ -195,11 +195,10 @@ impl Tree {
                 colour[i as usize] = DONE;
             }
         }
-        drop(colour);
 
         // Children in file order, packed.
         let mut child_start = vec![0u32; n + 1];
-        for &p in parent.iter().filter(|&&p| p != NO_PARENT) {
+        for p in parent.iter().filter_map(|&p| up(p)) {
             child_start[p as usize + 1] += 1;
         }
         for i in 0..n {
@@ -208,15 +207,14 @@ impl Tree {
         let mut fill = child_start.clone();
         let mut children = vec![0 as Ix; child_start[n] as usize];
         for (i, &p) in parent.iter().enumerate() {
-            if p != NO_PARENT {
+            if let Some(p) = up(p) {
                 children[fill[p as usize] as usize] = i as Ix;
                 fill[p as usize] += 1;
             }
         }
-        drop(fill);
 
         let roots: Vec<(Ix, RootReason)> =
-            (0..n).filter_map(|i| reason[i].filter(|_| parent[i] == NO_PARENT).map(|r| (i as Ix, r))).collect();
+            (0..n).filter_map(|i| reason[i].filter(|_| up(parent[i]).is_none()).map(|r| (i as Ix, r))).collect();
         if real_roots > 1 {
             let first = roots.iter().find(|r| r.1 == RootReason::Root).map(|r| entries[r.0 as usize].line);
             let second = roots.iter().filter(|r| r.1 == RootReason::Root).nth(1).map(|r| entries[r.0 as usize].line);
