@@ -24,6 +24,9 @@
 //! `~/.cache/arcturn-inspect-bench/jaq/bin/jaq` (`cargo install jaq --locked --root
 //! ~/.cache/arcturn-inspect-bench/jaq`) or on PATH; otherwise its row is left out with a note.
 //!
+//! Before the rounds, each input is dropped from the page cache and read once with `read`
+//! (see `settle_page_cache`), so that every run starts from the same cache state.
+//!
 //! Absolute times vary between runs on shared machines; compare the ratios (PERF.md).
 //! Peak RSS comes from GNU time (`/usr/bin/time`, Debian package `time`): a child's
 //! peak is only visible to its parent through wait4, which std does not expose. It counts
@@ -179,7 +182,9 @@ fn run() -> Result<(), String> {
         }
     }
 
-    // Time against a warm page cache, as PERF.md does: one untimed pass first.
+    // Time against a warm page cache, as PERF.md does, in the same state every run: each
+    // file is dropped from the cache and read once, then one untimed pass.
+    settle_page_cache(&benches)?;
     time_once(&benches[0], false)?;
 
     // Rounds, not blocks of runs: every command takes one turn per round, so a noisy
@@ -378,6 +383,29 @@ struct Timed {
 /// Runs the command once: wall time, CPU seconds and peak RSS in KiB when GNU time is there,
 /// and stdout for `wc` (the line count); other commands' output goes to /dev/null, as
 /// `> /dev/null`.
+/// Put every input file in the page cache the same way: dropped (GNU dd's `count=0
+/// iflag=nocache` asks the kernel to let the whole file's clean pages go), then read front to
+/// back with `read`, as `wc -l` reads it. How a file entered the cache sets the size of its
+/// pages there (large folios from `read`, 4 KiB pages from a map without huge-page advice,
+/// small ones from an agent's appends), and that size moves `wc -l` and every reader by up
+/// to 2x: without this, the figures depended on what had read the file first.
+fn settle_page_cache(benches: &[Bench]) -> Result<(), String> {
+    let mut files: Vec<&str> =
+        benches.iter().flat_map(|b| &b.args).map(String::as_str).filter(|a| Path::new(a).is_file()).collect();
+    files.sort_unstable();
+    files.dedup();
+    for f in files {
+        let dropped = Command::new("dd").args([&format!("if={f}"), "iflag=nocache", "count=0", "status=none"]).status();
+        if !dropped.is_ok_and(|s| s.success()) {
+            eprintln!("note: could not drop {f} from the page cache; it is timed as it was cached");
+        }
+        let mut file = fs::File::open(f).map_err(|e| format!("{f}: {e}"))?;
+        let mut buf = vec![0u8; 1 << 20];
+        while io::Read::read(&mut file, &mut buf).map_err(|e| format!("{f}: {e}"))? > 0 {}
+    }
+    Ok(())
+}
+
 fn time_once(b: &Bench, gnu_time: bool) -> Result<Timed, String> {
     let rss_file = env::temp_dir().join(format!("throughput-rss-{}", std::process::id()));
     let mut cmd = if gnu_time {
@@ -436,7 +464,7 @@ fn render(
     let _ = writeln!(t, "File: `{}`", file.display());
     let _ = writeln!(
         t,
-        "Size: {:.2} GiB ({size} bytes), {} lines; {runs} rounds (each command once per round), warm page cache, {} CPUs",
+        "Size: {:.2} GiB ({size} bytes), {} lines; {runs} rounds (each command once per round), warm page cache (each file dropped from it, then read once), {} CPUs",
         size as f64 / (1u64 << 30) as f64,
         lines.unwrap_or("?"),
         std::thread::available_parallelism().map_or(0, |n| n.get()),

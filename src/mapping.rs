@@ -34,6 +34,13 @@ pub fn map(file: &File, len: usize) -> io::Result<memmap2::Mmap> {
     // pages once read can be dropped first under memory pressure.
     #[cfg(unix)]
     let _ = map.advise(memmap2::Advice::Sequential);
+    // Where the kernel caches files in large folios, a file first read through this map
+    // enters the cache in 2 MiB folios, each mapped by one page-table entry instead of 512:
+    // far fewer page faults, and a faster unmap at exit. Without the advice, a map's reads
+    // fill the cache with 4 KiB pages, and every later read of the file pays for them, ours
+    // and other programs'. Where there is no such cache, the advice changes nothing.
+    #[cfg(target_os = "linux")]
+    let _ = map.advise(memmap2::Advice::HugePage);
     Ok(map)
 }
 
@@ -118,6 +125,48 @@ mod tests {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "exit status {:?}, stderr: {stderr}", out.status);
         assert!(stderr.ends_with(TRUNCATED_MESSAGE), "{stderr}");
+    }
+
+    /// The flags the kernel lists for the mapping that holds `at` (`/proc/self/smaps`).
+    #[cfg(target_os = "linux")]
+    fn vm_flags_at(at: usize) -> Vec<String> {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let mut inside = false;
+        for line in smaps.lines() {
+            // A mapping's first line starts with its range, `lo-hi` in hex; its fields follow.
+            let range = line.split_whitespace().next().and_then(|r| r.split_once('-'));
+            if let Some((Ok(lo), Ok(hi))) =
+                range.map(|(lo, hi)| (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16)))
+            {
+                inside = (lo..hi).contains(&at);
+                continue;
+            }
+            if let Some(flags) = line.strip_prefix("VmFlags:").filter(|_| inside) {
+                return flags.split_whitespace().map(str::to_string).collect();
+            }
+        }
+        panic!("no mapping holds {at:#x} in /proc/self/smaps");
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn the_map_is_advised_sequential_and_huge_pages() {
+        // Without transparent huge pages in the kernel the advice is refused, and changes
+        // nothing; the machines this project is tested on have them.
+        let thp = std::path::Path::new("/sys/kernel/mm/transparent_hugepage/enabled").exists();
+        if !thp {
+            assert!(std::env::var("CI").is_err(), "CI=true: this kernel has no transparent huge pages");
+            eprintln!("skipped: no transparent huge pages in this kernel");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, b"{\"a\":1}\n".repeat(1 << 19)).unwrap();
+        let file = File::open(&path).unwrap();
+        let m = map(&file, file.metadata().unwrap().len() as usize).unwrap();
+        let flags = vm_flags_at(m.as_ptr() as usize);
+        assert!(flags.iter().any(|f| f == "sr"), "sequential read advice: {flags:?}");
+        assert!(flags.iter().any(|f| f == "hg"), "huge page advice: {flags:?}");
     }
 
     #[test]
