@@ -394,6 +394,8 @@ fn settle_page_cache(benches: &[Bench]) -> Result<(), String> {
         benches.iter().flat_map(|b| &b.args).map(String::as_str).filter(|a| Path::new(a).is_file()).collect();
     files.sort_unstable();
     files.dedup();
+    // Only pages written back can be dropped (a file just generated may not be yet).
+    let _ = Command::new("sync").status();
     for f in files {
         let dropped = Command::new("dd").args([&format!("if={f}"), "iflag=nocache", "count=0", "status=none"]).status();
         if !dropped.is_ok_and(|s| s.success()) {
