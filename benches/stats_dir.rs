@@ -9,6 +9,8 @@
 //!
 //! Run with `cargo bench --bench stats_dir`.
 
+mod page_cache;
+
 use std::fmt::Write as _;
 use std::fs;
 use std::io::{BufWriter, Write};
@@ -32,7 +34,7 @@ fn main() {
     let files = generate(&dir, mb << 20);
     let bin = build(root, &target);
 
-    drop_from_cache(&files);
+    page_cache::drop_files(&files);
     let total: u64 = files.iter().map(|f| fs::metadata(f).map(|m| m.len()).unwrap_or(0)).sum();
     println!("\n{} sessions, {:.1} MiB in {}\n", files.len(), total as f64 / (1 << 20) as f64, dir.display());
     let wc = median(|| {
@@ -51,26 +53,6 @@ fn main() {
     println!("|---|---:|---:|");
     for (name, t) in rows {
         println!("| {name} | {:.3} s | {:.2}x |", t.as_secs_f64(), t.as_secs_f64() / wc.as_secs_f64());
-    }
-}
-
-/// Drop every file from the page cache (written back first, then GNU dd's `count=0
-/// iflag=nocache`), so that the warm-up of `wc -l` reads them all back the same way every
-/// run: how a file entered the cache sets the size of its pages there, and that moves every
-/// reader's time (README, Speed).
-fn drop_from_cache(files: &[PathBuf]) {
-    let _ = Command::new("sync").status();
-    for f in files {
-        let mut arg = std::ffi::OsString::from("if=");
-        arg.push(f);
-        let dropped = Command::new("dd").arg(arg).args(["iflag=nocache", "count=0", "status=none"]).status();
-        if !dropped.is_ok_and(|s| s.success()) {
-            eprintln!(
-                "note: could not drop {} from the page cache; the files are timed as they were cached",
-                f.display()
-            );
-            return;
-        }
     }
 }
 

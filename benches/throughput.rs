@@ -35,6 +35,7 @@
 
 #[path = "../tests/gen/mod.rs"]
 mod gen;
+mod page_cache;
 
 use std::env;
 use std::fmt::Write as _;
@@ -380,34 +381,25 @@ struct Timed {
     stdout: Vec<u8>,
 }
 
-/// Runs the command once: wall time, CPU seconds and peak RSS in KiB when GNU time is there,
-/// and stdout for `wc` (the line count); other commands' output goes to /dev/null, as
-/// `> /dev/null`.
-/// Put every input file in the page cache the same way: dropped (GNU dd's `count=0
-/// iflag=nocache` asks the kernel to let the whole file's clean pages go), then read front to
-/// back with `read`, as `wc -l` reads it. How a file entered the cache sets the size of its
-/// pages there (large folios from `read`, 4 KiB pages from a map without huge-page advice,
-/// small ones from an agent's appends), and that size moves `wc -l` and every reader by up
-/// to 2x: without this, the figures depended on what had read the file first.
+/// Put every input file in the page cache the same way ([`page_cache`]): dropped, then read
+/// front to back with `read`, as `wc -l` reads it.
 fn settle_page_cache(benches: &[Bench]) -> Result<(), String> {
     let mut files: Vec<&str> =
         benches.iter().flat_map(|b| &b.args).map(String::as_str).filter(|a| Path::new(a).is_file()).collect();
     files.sort_unstable();
     files.dedup();
-    // Only pages written back can be dropped (a file just generated may not be yet).
-    let _ = Command::new("sync").status();
+    page_cache::drop_files(&files);
+    let mut buf = vec![0u8; 1 << 20];
     for f in files {
-        let dropped = Command::new("dd").args([&format!("if={f}"), "iflag=nocache", "count=0", "status=none"]).status();
-        if !dropped.is_ok_and(|s| s.success()) {
-            eprintln!("note: could not drop {f} from the page cache; it is timed as it was cached");
-        }
         let mut file = fs::File::open(f).map_err(|e| format!("{f}: {e}"))?;
-        let mut buf = vec![0u8; 1 << 20];
         while io::Read::read(&mut file, &mut buf).map_err(|e| format!("{f}: {e}"))? > 0 {}
     }
     Ok(())
 }
 
+/// Runs the command once: wall time, CPU seconds and peak RSS in KiB when GNU time is there,
+/// and stdout for `wc` (the line count); other commands' output goes to /dev/null, as
+/// `> /dev/null`.
 fn time_once(b: &Bench, gnu_time: bool) -> Result<Timed, String> {
     let rss_file = env::temp_dir().join(format!("throughput-rss-{}", std::process::id()));
     let mut cmd = if gnu_time {

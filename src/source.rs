@@ -371,14 +371,14 @@ fn stdin_file() -> (Option<FileId>, u64) {
     }
 }
 
-/// Read an input of unknown size (pipe, FIFO, character device, `/proc` file) until end
-/// of file, with bounds: at most `max_bytes` in all, and no line longer than
+/// Read an input whose size is not known for sure (standard input, pipe, FIFO, character
+/// device, `/proc` file) until end of file, with bounds: at most `max_bytes` in all, and no line longer than
 /// [`MAX_STREAM_LINE`], so that an endless stream fails instead of filling memory.
 ///
 /// `room` is the size the input is expected to have (standard input redirected from a file
 /// says it), or 0: the buffer is sized for it once, with a block to spare for the read that
 /// finds the end. A buffer grown by doubling copies what was read at each step, and every
-/// copy touches fresh pages (1 GiB through `-` took 3.4-4.2 s and up to 3 GiB). The size is
+/// copy touches fresh pages (1 GiB through `-` took 1.9-4.2 s and up to 3 GiB). The size is
 /// only room: the bounds hold on what is read.
 fn read_stream(mut r: impl Read, path: &str, max_bytes: u64, room: u64) -> Result<Vec<u8>> {
     let max = usize::try_from(max_bytes).unwrap_or(usize::MAX);
