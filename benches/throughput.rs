@@ -154,14 +154,16 @@ fn run() -> Result<(), String> {
         }
         benches.push(Bench { label, program: binary.clone(), args: argv, floor });
     };
-    let commands: [&[&str]; 9] = [
+    let commands: [&[&str]; 11] = [
         &["check"],
         &["tree", "--json"],
         &["leaves"],
         &["stats", "--json"],
+        &["trace", "--json"],
         &["rows", "--table", "entries"],
         &["rows", "--table", "calls"],
         &["rows", "--table", "tools"],
+        &["rows", "--table", "spans"],
         &["audit"],
         &["query", "-c", ".id"],
     ];

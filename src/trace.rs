@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 
+use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -336,20 +337,15 @@ fn tally(run: &mut Run) {
 
 fn arcturn(s: &Session<'_>, leaf: Ix) -> Trace {
     let mut runs: Vec<Run> = Vec::new();
-    let mut prev_ts: Option<i64> = None;
     let mut last_stop: Vec<Option<String>> = Vec::new();
     // Tool call id -> main argument, from the assistant messages seen so far on the path.
-    let mut args: HashMap<String, String> = HashMap::new();
+    let mut args: crate::format::FastMap<String, String> = Default::default();
     let mut before_first: Vec<Span> = Vec::new();
     let path = s.tree.path(leaf);
-    for &i in &path {
+    for (&i, step) in path.iter().zip(steps(s, &path)) {
         let e = s.entry(i);
-        let msg = e.message.as_ref();
-        let ts = e.timestamp.get().or_else(|| msg.and_then(|m| m.timestamp.get()));
-        // The index keeps no payloads: re-read the line for text and arguments.
-        let content = msg.and_then(|_| s.content(i).ok());
-        let message = content.as_ref();
-        args.extend(message.map(call_arguments).unwrap_or_default());
+        let ts = step.ts;
+        args.extend(step.arguments);
         let start_run = |runs: &mut Vec<Run>, last_stop: &mut Vec<Option<String>>, prompt| {
             runs.push(Run {
                 run_id: e.id.to_json(),
@@ -371,16 +367,17 @@ fn arcturn(s: &Session<'_>, leaf: Ix) -> Trace {
             });
             last_stop.push(None);
         };
-        if msg.is_some_and(|m| m.role == Role::User) {
-            let prompt = message.and_then(prompt_of);
-            start_run(&mut runs, &mut last_stop, prompt);
+        if step.user {
+            start_run(&mut runs, &mut last_stop, step.prompt);
             // Operator messages before the first prompt (instructions an agent injects)
             // belong to the first run rather than making a run of their own.
             runs.last_mut().expect("a run was started").spans.append(&mut before_first);
-        } else if let Some(span) = arcturn_span(e, message, (prev_ts, ts), &args) {
+        } else if let Some(mut span) = step.span {
+            if let Detail::Tool { tool_call_id: Some(id), argument, .. } = &mut span.detail {
+                *argument = args.get(id).filter(|a| !a.is_empty()).cloned();
+            }
             if runs.is_empty() && span.kind == SpanKind::Event {
                 before_first.push(span);
-                prev_ts = ts.or(prev_ts);
                 continue;
             }
             if runs.is_empty() {
@@ -396,7 +393,6 @@ fn arcturn(s: &Session<'_>, leaf: Ix) -> Trace {
             // The run lasts until its last entry, whatever its kind.
             run.duration_ms = duration(run.start_ms, Some(t)).or(run.duration_ms);
         }
-        prev_ts = ts.or(prev_ts);
     }
     if let (true, Some(first)) = (runs.is_empty(), before_first.first()) {
         // Only events on the branch: one run holds them, as before any prompt.
@@ -437,12 +433,94 @@ fn arcturn(s: &Session<'_>, leaf: Ix) -> Trace {
     Trace { leaf: Some(s.entry(leaf).id.to_json()), runs }
 }
 
-fn arcturn_span(
-    e: &Entry<'_>,
-    message: Option<&Content>,
-    (prev, ts): (Option<i64>, Option<i64>),
-    args: &HashMap<String, String>,
-) -> Option<Span> {
+/// What the trace shows of one path entry's payload, read from its line(s).
+#[derive(Default)]
+struct Payload {
+    /// A prompt's or an operator message's first text, cut to [`PROMPT_CHARS`].
+    prompt: Option<String>,
+    /// Why a model call or a tool call failed, cut to [`ERROR_CHARS`].
+    error: Option<String>,
+    /// Tool call id -> main argument, for the message's tool calls.
+    arguments: Vec<(String, String)>,
+}
+
+/// One entry of the traced path: its time, and what it adds to the trace.
+struct Step {
+    ts: Option<i64>,
+    /// A user message: it starts a run, with this prompt.
+    user: bool,
+    prompt: Option<String>,
+    /// Tool call id -> main argument, for the message's tool calls.
+    arguments: Vec<(String, String)>,
+    /// The span of anything else, if it is one (a tool span's argument not filled in yet:
+    /// its call is on an earlier entry).
+    span: Option<Span>,
+}
+
+/// The steps of `path`, built in parallel: the index keeps no payloads, and re-reading lines
+/// is most of a trace's work on a long branch. Each span is timed from the last time before
+/// its entry on the path, which is known before any line is read.
+fn steps(s: &Session<'_>, path: &[Ix]) -> Vec<Step> {
+    let times: Vec<Option<i64>> = path
+        .iter()
+        .map(|&i| {
+            let e = s.entry(i);
+            e.timestamp.get().or_else(|| e.message.as_ref().and_then(|m| m.timestamp.get()))
+        })
+        .collect();
+    let before: Vec<Option<i64>> = times
+        .iter()
+        .scan(None, |last: &mut Option<i64>, &t| {
+            let prev = *last;
+            *last = t.or(prev);
+            Some(prev)
+        })
+        .collect();
+    path.par_iter()
+        .enumerate()
+        .map(|(p, &i)| {
+            let e = s.entry(i);
+            let mut payload = payload(s, i);
+            let arguments = std::mem::take(&mut payload.arguments);
+            let user = e.message.as_ref().is_some_and(|m| m.role == Role::User);
+            let (prompt, span) =
+                if user { (payload.prompt, None) } else { (None, arcturn_span(e, payload, (before[p], times[p]))) };
+            Step { ts: times[p], user, prompt, arguments, span }
+        })
+        .collect()
+}
+
+/// What the payload of an entry on the traced path shows. Only the lines whose payload shows
+/// are read: prompts and operator messages, messages with tool calls (for their arguments;
+/// the index records which those are), and failed model and tool calls.
+fn payload(s: &Session<'_>, i: Ix) -> Payload {
+    let Some(m) = s.entry(i).message.as_ref() else { return Payload::default() };
+    let prompt = matches!(m.role, Role::User | Role::System);
+    let failed = match m.role {
+        Role::Assistant => m.stop_reason() == Some("error"),
+        Role::ToolResult => m.tool_results.first().is_some_and(|r| r.is_error),
+        _ => false,
+    };
+    if !prompt && !failed && m.tool_calls.is_empty() {
+        return Payload::default();
+    }
+    let content = s.content(i).ok();
+    let c = content.as_ref();
+    let error = failed.then(|| match m.role {
+        Role::Assistant => assistant_error(c),
+        _ => c
+            .and_then(Content::first_text)
+            .map(|t| t.chars().take(ERROR_CHARS).collect())
+            .unwrap_or_else(|| "tool reported an error".into()),
+    });
+    Payload {
+        prompt: prompt.then(|| c.and_then(prompt_of)).flatten(),
+        error,
+        arguments: c.map(call_arguments).unwrap_or_default(),
+    }
+}
+
+fn arcturn_span(e: &Entry<'_>, payload: Payload, (prev, ts): (Option<i64>, Option<i64>)) -> Option<Span> {
     let span = |kind, outcome, error, detail| Span {
         kind,
         start_ms: prev.or(ts),
@@ -458,7 +536,7 @@ fn arcturn_span(
             Role::Assistant => {
                 let stop = m.stop_reason();
                 let (outcome, error) = match stop {
-                    Some("error") => (SpanOutcome::Error, Some(assistant_error(message))),
+                    Some("error") => (SpanOutcome::Error, payload.error),
                     Some("aborted") => (SpanOutcome::Aborted, None),
                     _ => (SpanOutcome::Ok, None),
                 };
@@ -479,28 +557,22 @@ fn arcturn_span(
             Role::ToolResult => {
                 let r = m.tool_results.first();
                 let failed = r.is_some_and(|r| r.is_error);
-                let error = failed.then(|| {
-                    message
-                        .and_then(Content::first_text)
-                        .map(|t| t.chars().take(ERROR_CHARS).collect())
-                        .unwrap_or_else(|| "tool reported an error".into())
-                });
                 Some(span(
                     SpanKind::ToolCall,
                     if failed { SpanOutcome::Error } else { SpanOutcome::Ok },
-                    error,
+                    payload.error,
                     Detail::Tool {
                         tool: r.and_then(|r| r.tool_name.as_deref()).map(str::to_string),
                         tool_call_id: r.and_then(|r| r.call_id.as_deref()).map(str::to_string),
-                        argument: r.and_then(|r| args.get(r.call_id.as_deref()?)).filter(|a| !a.is_empty()).cloned(),
+                        // Filled in from the call, in path order.
+                        argument: None,
                         crab: None,
                     },
                 ))
             }
             Role::System => {
                 let mut f = Map::new();
-                let text = message.and_then(prompt_of);
-                f.insert("text".into(), text.map(Value::from).unwrap_or(Value::Null));
+                f.insert("text".into(), payload.prompt.map(Value::from).unwrap_or(Value::Null));
                 Some(event(span, "operator", f))
             }
             Role::User | Role::Other => None,

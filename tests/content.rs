@@ -77,3 +77,30 @@ fn an_api_error_line_keeps_its_error_when_read_from_members() {
     let error = s.entries.iter().enumerate().find_map(|(i, _)| s.content(i as u32).ok()?.error);
     assert_eq!(error.as_deref(), Some("API Error: 529 overloaded"));
 }
+
+/// The tool calls the index keeps for each message are the ones its content holds, in order:
+/// views that read payloads only for messages with tool calls (the trace's arguments) rely on
+/// the index to say which those are. Checked for every entry of every bundled and real session.
+#[test]
+fn the_index_records_the_tool_calls_the_content_holds() {
+    let mut files = all_testdata();
+    files.extend(real_files());
+    let mut with_calls = std::collections::BTreeMap::new();
+    for rel in &files {
+        let Ok(src) = Source::open(&root().join(rel), ReadOptions::default()) else { continue };
+        let Ok(s) = Session::load(&src, None) else { continue };
+        for (i, e) in s.entries.iter().enumerate() {
+            let Some(m) = &e.message else { continue };
+            let Ok(c) = s.content(i as u32) else { continue };
+            let content: Vec<(Option<&str>, &str)> = c.tool_calls().map(|(id, name, _)| (id, name)).collect();
+            let index: Vec<(Option<&str>, &str)> =
+                m.tool_calls.iter().map(|t| (t.id.as_deref(), t.name.as_deref().unwrap_or(""))).collect();
+            assert_eq!(index, content, "{rel}:{}: the index and the content disagree on tool calls", e.line);
+            *with_calls.entry(s.format.as_str()).or_insert(0) += usize::from(!content.is_empty());
+        }
+    }
+    for f in ["arcturn", "crab", "pi", "claude", "codex"] {
+        let n = with_calls.get(f).copied().unwrap_or(0);
+        assert!(n >= 5, "{f}: only {n} messages with tool calls compared ({with_calls:?})");
+    }
+}
