@@ -161,8 +161,20 @@ impl<'a> Session<'a> {
     pub fn content(&self, i: Ix) -> Result<Content> {
         let e = self.entry(i);
         let table = format::decoder(self.format);
+        if let Some(c) = table.direct.and_then(|direct| self.content_direct(i, direct)) {
+            return Ok(c);
+        }
         let lines = e.spans().map(|sp| self.members_at(sp, table.content_keys)).collect::<Result<Vec<_>>>()?;
         Ok((table.content)(e, &lines))
+    }
+
+    /// [`Session::content`] straight from the text of the entry's lines ([`format::direct`]);
+    /// `None` when `direct` declines it, or a line is not UTF-8.
+    pub fn content_direct(&self, i: Ix, direct: format::Direct) -> Option<Content> {
+        let bytes = self.source_bytes();
+        let lines: Vec<_> = self.entry(i).spans().map(|sp| format::direct::repaired(&bytes[sp])).collect();
+        let texts = lines.iter().map(|b| simdutf8::basic::from_utf8(b).ok()).collect::<Option<Vec<&str>>>()?;
+        direct(self.entry(i), &texts).ok()
     }
 
     /// An entry's message counted as a context estimate counts it, straight from its lines,

@@ -78,17 +78,24 @@ fn an_api_error_line_keeps_its_error_when_read_from_members() {
     assert_eq!(error.as_deref(), Some("API Error: 529 overloaded"));
 }
 
+/// `f` over every bundled and real session that loads (the hostile testdata does not).
+fn each_session(mut f: impl FnMut(&str, &Session)) {
+    let mut files = all_testdata();
+    files.extend(real_files());
+    for rel in &files {
+        let Ok(src) = Source::open(&root().join(rel), ReadOptions::default()) else { continue };
+        let Ok(s) = Session::load(&src, None) else { continue };
+        f(rel, &s);
+    }
+}
+
 /// The tool calls the index keeps for each message are the ones its content holds, in order:
 /// views that read payloads only for messages with tool calls (the trace's arguments) rely on
 /// the index to say which those are. Checked for every entry of every bundled and real session.
 #[test]
 fn the_index_records_the_tool_calls_the_content_holds() {
-    let mut files = all_testdata();
-    files.extend(real_files());
     let mut with_calls = std::collections::BTreeMap::new();
-    for rel in &files {
-        let Ok(src) = Source::open(&root().join(rel), ReadOptions::default()) else { continue };
-        let Ok(s) = Session::load(&src, None) else { continue };
+    each_session(|rel, s| {
         for (i, e) in s.entries.iter().enumerate() {
             let Some(m) = &e.message else { continue };
             let Ok(c) = s.content(i as u32) else { continue };
@@ -98,9 +105,41 @@ fn the_index_records_the_tool_calls_the_content_holds() {
             assert_eq!(index, content, "{rel}:{}: the index and the content disagree on tool calls", e.line);
             *with_calls.entry(s.format.as_str()).or_insert(0) += usize::from(!content.is_empty());
         }
-    }
+    });
     for f in ["arcturn", "crab", "pi", "claude", "codex"] {
         let n = with_calls.get(f).copied().unwrap_or(0);
         assert!(n >= 5, "{f}: only {n} messages with tool calls compared ({with_calls:?})");
+    }
+}
+
+/// Content read straight from the lines' text ([`format::direct`]) is the content the tree
+/// path gives (each line's members as JSON values, then the format's content function), for
+/// every entry of every bundled and real session; and it is what most messages take.
+#[test]
+fn content_read_directly_equals_content_read_through_values() {
+    // Per format: (messages read directly, messages declined to the tree path).
+    let mut counts = std::collections::BTreeMap::new();
+    each_session(|rel, s| {
+        let table = format::decoder(s.format);
+        let Some(direct) = table.direct else { return };
+        for (i, e) in s.entries.iter().enumerate() {
+            let Ok(members) = e.spans().map(|sp| s.members_at(sp, table.content_keys)).collect::<Result<Vec<_>, _>>()
+            else {
+                continue;
+            };
+            let reference = (table.content)(e, &members);
+            let count = counts.entry(s.format.as_str()).or_insert((0, 0));
+            match s.content_direct(i as u32, direct) {
+                Some(got) => {
+                    assert_eq!(got, reference, "{rel}:{}: read directly, the content differs", e.line);
+                    count.0 += usize::from(e.message.is_some());
+                }
+                None => count.1 += usize::from(e.message.is_some()),
+            }
+        }
+    });
+    for f in ["arcturn", "crab", "pi", "claude"] {
+        let (direct, declined) = counts.get(f).copied().unwrap_or_default();
+        assert!(direct >= 20 && declined * 10 <= direct, "{f}: {direct} messages read directly, {declined} declined");
     }
 }

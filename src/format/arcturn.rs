@@ -22,6 +22,7 @@ pub const DECODER: Decoder = Decoder {
     fold: None,
     content,
     content_keys: &["message"],
+    direct: Some(super::direct::arcturn),
     tally: Some(tally),
     rekeyed: false,
     observed: false,

@@ -32,6 +32,7 @@ pub const DECODER: Decoder = Decoder {
     fold: Some(super::Fold::Streamed(start)),
     content,
     content_keys: &["message", "content", "isApiErrorMessage"],
+    direct: Some(super::direct::claude),
     tally: Some(tally),
     rekeyed: false,
     observed: false,

@@ -44,6 +44,7 @@ pub const DECODER: Decoder = Decoder {
     fold: Some(super::Fold::Streamed(start)),
     content,
     content_keys: &["payload"],
+    direct: None,
     tally: None,
     rekeyed: true,
     observed: false,

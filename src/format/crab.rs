@@ -17,6 +17,7 @@ pub const DECODER: Decoder = Decoder {
     fold: None,
     content,
     content_keys: &["message"],
+    direct: Some(super::direct::crab),
     tally: Some(tally),
     rekeyed: false,
     observed: true,

@@ -12,6 +12,7 @@ pub mod claude;
 pub mod codex;
 pub mod crab;
 pub mod de;
+pub mod direct;
 pub mod pi;
 pub mod skim;
 pub mod tally;
@@ -115,6 +116,10 @@ pub struct Decoder {
     /// The top-level members of a line that `content` reads; the rest of the line is skipped
     /// unparsed when content is re-read ([`crate::session::Session::content`]).
     pub content_keys: &'static [&'static str],
+    /// An entry's message content straight from the text of each of its lines, with no JSON
+    /// tree built ([`direct`]); what it declines is read by `content`. Formats without it
+    /// always go through `content`.
+    pub direct: Option<Direct>,
     /// An entry's message counted as a context estimate counts it, straight from the text of
     /// each of its lines, with no block built ([`crate::content::Tally`]); `None` where the
     /// count needs the blocks whole (then `content` decodes them). Formats without it always
@@ -134,6 +139,9 @@ pub struct Decoder {
     /// that write none).
     pub is_prompt: fn(&str) -> bool,
 }
+
+/// Decode an entry's message content from the text of each of its lines ([`Decoder::direct`]).
+pub type Direct = fn(&crate::model::Entry<'_>, &[&str]) -> skim::Result<Content>;
 
 /// Count an entry's message from the text of each of its lines ([`Decoder::tally`]).
 pub type Count = fn(&[&str]) -> Option<crate::content::Tally>;

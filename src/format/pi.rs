@@ -30,6 +30,7 @@ pub const DECODER: Decoder = Decoder {
     fold: Some(super::Fold::Whole(fold)),
     content,
     content_keys: &["message", "summary", "content"],
+    direct: Some(super::direct::pi),
     tally: None,
     rekeyed: true,
     observed: false,

@@ -205,7 +205,7 @@ impl de::Error for Error {
     }
 }
 
-type Result<T> = std::result::Result<T, Error>;
+pub type Result<T> = std::result::Result<T, Error>;
 
 struct Skim<'de> {
     /// The line; slicing it at the ASCII bytes the scanner stops on is always valid.

@@ -1,0 +1,585 @@
+//! Message content decoded straight from the text of its lines, with no JSON tree in
+//! between ([`super::Decoder::direct`]): one pass of the skimming parser over the members the
+//! content reads, each string unescaped once, into the block that keeps it. Tool arguments,
+//! and the blocks no view looks into, are parsed into values, as the tree path parses them.
+//! The tree path (each line's members as a [`serde_json::Value`], then
+//! [`super::Decoder::content`]) stays the reference: whatever this module declines (a line
+//! the skimming parser does not accept, a line that is not an object, a message role only the
+//! tree path reads) is read that way instead, and `tests/content.rs` checks that both give
+//! the same content for every entry of every bundled and real session.
+//!
+//! The rules are those of [`super::blocks`] and of the formats' `content` functions, over
+//! the members as they are read: a member that is absent, `null` or of another type than
+//! the one read counts as absent (an empty text, a false flag, no blocks).
+
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+
+use super::de::Str;
+use super::skim::{self, Error, Result};
+use crate::content::{Block, Content, ToolResult};
+use crate::model::Entry;
+
+/// Drain whatever a lenient visitor does not read.
+fn drain_map<'de, A: MapAccess<'de>>(mut a: A) -> std::result::Result<(), A::Error> {
+    while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+fn drain_seq<'de, A: SeqAccess<'de>>(mut a: A) -> std::result::Result<(), A::Error> {
+    while a.next_element::<IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+/// The visits of a lenient visitor for scalars it does not read: each gives `$none`.
+macro_rules! skip_scalars {
+    ($none:expr) => {
+        fn visit_bool<E: de::Error>(self, _: bool) -> std::result::Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> std::result::Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> std::result::Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> std::result::Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_unit<E: de::Error>(self) -> std::result::Result<Self::Value, E> {
+            Ok($none)
+        }
+    };
+}
+
+/// A member that is a string: its text (borrowed when it had no escapes); `None` for any
+/// other type.
+#[derive(Default)]
+struct Text<'a>(Option<Cow<'a, str>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Text<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> std::result::Result<Self::Value, E> {
+                Ok(Text(Some(Cow::Borrowed(v))))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Self::Value, E> {
+                Ok(Text(Some(Cow::Owned(v.to_string()))))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> std::result::Result<Self::Value, E> {
+                Ok(Text(Some(Cow::Owned(v))))
+            }
+            skip_scalars!(Text(None));
+            fn visit_seq<A: SeqAccess<'de>>(self, a: A) -> std::result::Result<Self::Value, A::Error> {
+                drain_seq(a).map(|_| Text(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, a: A) -> std::result::Result<Self::Value, A::Error> {
+                drain_map(a).map(|_| Text(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Text<'_> {
+    fn owned(self) -> Option<String> {
+        self.0.map(Cow::into_owned)
+    }
+}
+
+/// A member that is `true`; any other value is false.
+#[derive(Default)]
+struct Flag(bool);
+
+impl<'de> Deserialize<'de> for Flag {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        Ok(Flag(Value::deserialize(d)? == Value::Bool(true)))
+    }
+}
+
+/// A member read as `T` when it is an object; any other value is skipped (`None`).
+struct Obj<T>(Option<T>);
+
+impl<T> Default for Obj<T> {
+    fn default() -> Self {
+        Obj(None)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = Obj<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, a: A) -> std::result::Result<Self::Value, A::Error> {
+                T::deserialize(MapAccessDeserializer::new(a)).map(|t| Obj(Some(t)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, a: A) -> std::result::Result<Self::Value, A::Error> {
+                drain_seq(a).map(|_| Obj(None))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> std::result::Result<Self::Value, E> {
+                Ok(Obj(None))
+            }
+            skip_scalars!(Obj(None));
+        }
+        d.deserialize_any(V(PhantomData))
+    }
+}
+
+/// A member that is present, `null` included (serde's `Option` takes `null` for absent).
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> std::result::Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
+/// Something that is not a block list or not a block, as the tree path holds it.
+enum Scalar<'a> {
+    Str(Cow<'a, str>),
+    Bool(bool),
+    Number(Value),
+    Null,
+}
+
+impl Scalar<'_> {
+    fn value(self) -> Value {
+        match self {
+            Scalar::Str(s) => Value::String(s.into_owned()),
+            Scalar::Bool(b) => Value::Bool(b),
+            Scalar::Number(n) => n,
+            Scalar::Null => Value::Null,
+        }
+    }
+}
+
+/// A message's `content` ([`super::blocks::list`]): a string is one text block, an array a
+/// list of blocks, `null` none; anything else one unknown block.
+struct List(Vec<Block>);
+
+impl<'de> Deserialize<'de> for List {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl V {
+            fn other(v: Value) -> List {
+                List(vec![Block::Unknown { type_name: "(not a block list)".into(), raw: v }])
+            }
+        }
+        impl<'de> Visitor<'de> for V {
+            type Value = List;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Self::Value, E> {
+                Ok(List(vec![Block::Text(v.to_string())]))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> std::result::Result<Self::Value, E> {
+                Ok(List(vec![Block::Text(v)]))
+            }
+            fn visit_unit<E: de::Error>(self) -> std::result::Result<Self::Value, E> {
+                Ok(List(Vec::new()))
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> std::result::Result<Self::Value, E> {
+                Ok(V::other(Scalar::Bool(v).value()))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Self::Value, E> {
+                Ok(V::other(Value::from(v)))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Self::Value, E> {
+                Ok(V::other(Value::from(v)))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Self::Value, E> {
+                Ok(V::other(Value::from(v)))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, a: A) -> std::result::Result<Self::Value, A::Error> {
+                Value::deserialize(MapAccessDeserializer::new(a)).map(V::other)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> std::result::Result<Self::Value, A::Error> {
+                let mut blocks = Vec::new();
+                while let Some(b) = a.next_element::<BlockDe>()? {
+                    blocks.push(b.0);
+                }
+                Ok(List(blocks))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// One content block ([`super::blocks::block`]). A block whose first member is a `type` of
+/// text, thinking, a tool call or a tool result (as agents write them) is read member by
+/// member; any other (images, provider blocks, unknown types, `type` written later, anything
+/// but an object) is parsed into a value and read by [`super::blocks::block`].
+struct BlockDe(Block);
+
+/// The block types read member by member.
+const READ: &[&str] = &["text", "thinking", "redacted_thinking", "toolCall", "tool_use", "tool_result"];
+
+impl<'de> Deserialize<'de> for BlockDe {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = BlockDe;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> std::result::Result<Self::Value, A::Error> {
+                let mut whole = Map::new();
+                if let Some(key) = a.next_key::<Str>()? {
+                    let value: Value = a.next_value()?;
+                    match value.as_str() {
+                        Some(ty) if key.0 == "type" && READ.contains(&ty) => return read_block(ty, a).map(BlockDe),
+                        _ => {
+                            whole.insert(key.0.into_owned(), value);
+                        }
+                    }
+                }
+                while let Some((k, v)) = a.next_entry::<String, Value>()? {
+                    whole.insert(k, v);
+                }
+                Ok(BlockDe(super::blocks::block(&Value::Object(whole))))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, a: A) -> std::result::Result<Self::Value, A::Error> {
+                Value::deserialize(SeqAccessDeserializer::new(a)).map(|v| BlockDe(super::blocks::block(&v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Self::Value, E> {
+                Ok(scalar(Scalar::Str(Cow::Borrowed(v))))
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> std::result::Result<Self::Value, E> {
+                Ok(scalar(Scalar::Bool(v)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Self::Value, E> {
+                Ok(scalar(Scalar::Number(Value::from(v))))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Self::Value, E> {
+                Ok(scalar(Scalar::Number(Value::from(v))))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Self::Value, E> {
+                Ok(scalar(Scalar::Number(Value::from(v))))
+            }
+            fn visit_unit<E: de::Error>(self) -> std::result::Result<Self::Value, E> {
+                Ok(scalar(Scalar::Null))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+fn scalar(s: Scalar<'_>) -> BlockDe {
+    BlockDe(super::blocks::block(&s.value()))
+}
+
+/// The rest of a block of type `ty` (one of [`READ`]), its members read as that type reads
+/// them and the others skipped.
+fn read_block<'de, A: MapAccess<'de>>(ty: &str, mut a: A) -> std::result::Result<Block, A::Error> {
+    let (mut text, mut flag, mut id, mut name, mut arguments, mut content) =
+        (Text(None), false, Text(None), Text(None), Value::Null, None);
+    let (text_key, flag_key, id_key, arguments_key) = match ty {
+        "text" => ("text", "", "", ""),
+        "thinking" => ("thinking", "redacted", "", ""),
+        "toolCall" => ("", "", "id", "arguments"),
+        "tool_use" => ("", "", "id", "input"),
+        "tool_result" => ("", "is_error", "tool_use_id", ""),
+        _ => ("", "", "", ""),
+    };
+    let calls = matches!(ty, "toolCall" | "tool_use");
+    while let Some(key) = a.next_key::<Str>()? {
+        let k = key.0.as_ref();
+        if k.is_empty() {
+            a.next_value::<IgnoredAny>()?;
+        } else if k == text_key {
+            text = a.next_value()?;
+        } else if k == flag_key {
+            flag = a.next_value::<Flag>()?.0;
+        } else if k == id_key {
+            id = a.next_value()?;
+        } else if calls && k == "name" {
+            name = a.next_value()?;
+        } else if k == arguments_key {
+            arguments = a.next_value()?;
+        } else if ty == "tool_result" && k == "content" {
+            content = Some(a.next_value::<List>()?.0);
+        } else {
+            a.next_value::<IgnoredAny>()?;
+        }
+    }
+    Ok(match ty {
+        "text" => Block::Text(text.owned().unwrap_or_default()),
+        "thinking" => Block::Thinking { text: text.owned().unwrap_or_default(), redacted: flag },
+        "redacted_thinking" => Block::Thinking { text: String::new(), redacted: true },
+        "tool_result" => Block::ToolResult(ToolResult {
+            call_id: id.owned(),
+            tool_name: None,
+            is_error: flag,
+            content: content.unwrap_or_default(),
+            offloaded_path: None,
+        }),
+        _ => Block::ToolCall { id: id.owned(), name: name.owned().unwrap_or_default(), arguments },
+    })
+}
+
+/// Parse a line that is an object; any other line is declined.
+fn line<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T> {
+    skim::from_str::<Obj<T>>(text)?.0.ok_or(Error::Declined)
+}
+
+#[derive(serde::Deserialize)]
+struct MessageLine<'a> {
+    #[serde(borrow, default)]
+    message: Obj<Message<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Message<'a> {
+    #[serde(default)]
+    content: Option<List>,
+    #[serde(borrow, default)]
+    role: Text<'a>,
+    #[serde(borrow, default)]
+    error_message: Text<'a>,
+    #[serde(borrow, default)]
+    tool_call_id: Text<'a>,
+    #[serde(borrow, default)]
+    tool_name: Text<'a>,
+    #[serde(default)]
+    is_error: Flag,
+    #[serde(borrow, default)]
+    details: Obj<Details<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct Details<'a> {
+    #[serde(default)]
+    offloaded: Flag,
+    #[serde(borrow, default)]
+    path: Text<'a>,
+}
+
+/// arcturn ([`super::arcturn::content`]): the first line's message; a `toolResult` message
+/// is one tool result block.
+pub fn arcturn(_: &Entry<'_>, lines: &[&str]) -> Result<Content> {
+    arcturn_message(lines, None)
+}
+
+/// The arcturn message of `lines`, declined when its role is `decline_role`.
+fn arcturn_message(lines: &[&str], decline_role: Option<&str>) -> Result<Content> {
+    let Some(first) = lines.first() else { return Ok(Content::default()) };
+    let Some(m) = line::<MessageLine>(first)?.message.0 else { return Ok(Content::default()) };
+    let role = m.role.0.as_deref();
+    if role.is_some() && role == decline_role {
+        return Err(Error::Declined);
+    }
+    let blocks = m.content.map(|l| l.0).unwrap_or_default();
+    let error = m.error_message.owned();
+    if role == Some("toolResult") {
+        let details = m.details.0;
+        let offloaded = details.as_ref().is_some_and(|d| d.offloaded.0);
+        let result = ToolResult {
+            call_id: m.tool_call_id.owned(),
+            tool_name: m.tool_name.owned(),
+            is_error: m.is_error.0,
+            content: blocks,
+            offloaded_path: details.filter(|_| offloaded).and_then(|d| d.path.owned()),
+        };
+        return Ok(Content { blocks: vec![Block::ToolResult(result)], error });
+    }
+    Ok(Content { blocks, error })
+}
+
+/// pi ([`super::pi::content`]): arcturn's messages. The entries and roles only pi writes
+/// (branch summaries, custom messages, shell executions) are declined, to the tree path.
+pub fn pi(e: &Entry<'_>, lines: &[&str]) -> Result<Content> {
+    if matches!(e.kind_name(), "branch_summary" | "custom_message") {
+        return Err(Error::Declined);
+    }
+    arcturn_message(lines, Some("bashExecution"))
+}
+
+#[derive(serde::Deserialize)]
+struct ContentOnly {
+    #[serde(default, deserialize_with = "present")]
+    content: Option<List>,
+}
+
+#[derive(serde::Deserialize)]
+struct CrabLine {
+    #[serde(default)]
+    message: Obj<ContentOnly>,
+}
+
+/// crab ([`super::crab::content`]): the first line's `message.content`.
+pub fn crab(_: &Entry<'_>, lines: &[&str]) -> Result<Content> {
+    let Some(first) = lines.first() else { return Ok(Content::default()) };
+    let blocks = line::<CrabLine>(first)?.message.0.and_then(|m| m.content).map(|l| l.0).unwrap_or_default();
+    Ok(Content { blocks, error: None })
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ClaudeLine {
+    #[serde(default)]
+    message: Obj<ContentOnly>,
+    #[serde(default, deserialize_with = "present")]
+    content: Option<List>,
+    #[serde(default)]
+    is_api_error_message: Flag,
+}
+
+/// Claude Code ([`super::claude::content`]): each line's `message.content`, else its
+/// top-level `content`; an API error's text is its error.
+pub fn claude(_: &Entry<'_>, lines: &[&str]) -> Result<Content> {
+    let mut out = Content::default();
+    for text in lines {
+        let l: ClaudeLine = line(text)?;
+        let body = l.message.0.and_then(|m| m.content).or(l.content);
+        out.blocks.extend(body.map(|b| b.0).unwrap_or_default());
+        if l.is_api_error_message.0 && out.error.is_none() {
+            out.error = out.blocks.iter().find_map(|b| match b {
+                Block::Text(t) => Some(t.clone()),
+                _ => None,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// A line's text with its lone surrogate escapes repaired, as the tree path reads it.
+pub fn repaired(b: &[u8]) -> Cow<'_, [u8]> {
+    match super::repair_lone_surrogates(b) {
+        Some(fixed) => Cow::Owned(fixed),
+        None => Cow::Borrowed(b),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Format, Kind};
+
+    /// What the tree path gives for `line`: the whole line as a value, then the format's
+    /// content function (which reads only its members).
+    fn reference(format: Format, e: &Entry<'_>, lines: &[&str]) -> Content {
+        let values: Vec<Value> = lines.iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+        (super::super::decoder(format).content)(e, &values)
+    }
+
+    fn entry(kind: &'static str) -> Entry<'static> {
+        Entry {
+            line: 1,
+            span: 0..0,
+            kind: Kind::Message,
+            kind_text: kind,
+            id: crate::model::Id::copied("a"),
+            parent: None,
+            timestamp: None.into(),
+            message: None,
+            synthetic_id: false,
+            extra: None,
+        }
+    }
+
+    /// Every odd shape a member can take is read as the tree path reads it, or declined.
+    #[test]
+    fn odd_shapes_read_as_the_tree_path_reads_them() {
+        let blocks = [
+            r#""plain text with \"escapes\" and \u00e9""#,
+            r#"null"#,
+            r#"42"#,
+            r#"{"type":"text","text":"an object, not a list"}"#,
+            r#"[]"#,
+            r#"["a string block", 7, null, [1,2], true]"#,
+            r#"[{"type":"text","text":"hi\n"},{"type":"text"},{"type":"text","text":null},{"type":"text","text":5}]"#,
+            r#"[{"text":"type later","type":"text"},{"id":"c","type":"toolCall","name":"n"}]"#,
+            r#"[{"text":"no type"},{"type":null,"text":"x"},{"type":7},{"type":"weird","x":[1,{"y":2}]}]"#,
+            r#"[{"type":"thinking","thinking":"hm","redacted":true},{"type":"thinking","redacted":"yes"},{"type":"redacted_thinking","data":"x"}]"#,
+            r#"[{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"a","n":1.5e3}},{"type":"toolCall","id":9,"name":null}]"#,
+            r#"[{"type":"tool_use","id":"t1","name":"bash","input":{"command":"ls"},"arguments":{"x":1}},{"type":"toolCall","input":{"y":2}}]"#,
+            r#"[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":[{"type":"text","text":"out"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA"}}]}]"#,
+            r#"[{"type":"tool_result","tool_use_id":null,"is_error":"true","content":"just text"},{"type":"tool_result","content":null}]"#,
+            r#"[{"type":"image","data":"AA==","mimeType":"image/png"},{"type":"image","url":"https://x"},{"type":"image"}]"#,
+            r#"[{"type":"compaction","summary":"s","encryptedContent":"e"},{"type":"serverTool","provider":"p","block":{"k":[]}}]"#,
+            r#"[{"type":"text","text":"emoji 😀 and \ud83d\ude00 and tab\t"}]"#,
+        ];
+        let mut read = 0;
+        for content in blocks {
+            let arcturn = [
+                format!(
+                    r#"{{"kind":"message","id":"a","message":{{"role":"assistant","content":{content},"errorMessage":"boom"}}}}"#
+                ),
+                format!(
+                    r#"{{"kind":"message","id":"a","message":{{"role":"toolResult","toolCallId":"c1","toolName":"read","isError":true,"content":{content},"details":{{"offloaded":true,"path":"/tmp/x"}}}}}}"#
+                ),
+                format!(
+                    r#"{{"kind":"message","message":{{"role":"toolResult","content":{content},"details":{{"offloaded":"yes","path":"/tmp/x"}}}}}}"#
+                ),
+                format!(r#"{{"kind":"message","message":{{"role":"toolResult","content":{content},"details":[1]}}}}"#),
+                format!(r#"{{"kind":"message","message":{{"role":7,"content":{content},"errorMessage":3}}}}"#),
+            ];
+            let claude = [
+                format!(
+                    r#"{{"type":"assistant","message":{{"role":"assistant","content":{content}}},"isApiErrorMessage":true}}"#
+                ),
+                format!(r#"{{"type":"user","message":{{"role":"user"}},"content":{content}}}"#),
+                format!(r#"{{"type":"user","message":"not an object","content":{content}}}"#),
+                format!(r#"{{"type":"user","message":{{"content":null}},"content":{content}}}"#),
+            ];
+            let crab = [format!(r#"{{"kind":"message","id":1,"message":{{"role":"user","content":{content}}}}}"#)];
+            for (format, lines) in [
+                (Format::Arcturn, &arcturn[..]),
+                (Format::Pi, &arcturn[..]),
+                (Format::Claude, &claude[..]),
+                (Format::Crab, &crab[..]),
+            ] {
+                let e = entry("message");
+                let direct = super::super::decoder(format).direct.unwrap();
+                for line in lines {
+                    let got = direct(&e, &[line.as_str()]).unwrap_or_else(|_| panic!("declined: {line}"));
+                    assert_eq!(got, reference(format, &e, &[line.as_str()]), "{format:?}: {line}");
+                    read += 1;
+                }
+            }
+        }
+        assert_eq!(read, blocks.len() * 15);
+    }
+
+    /// Lines and messages that are not objects, and members a line holds twice: read as the
+    /// tree path reads them where that is plain, else declined (the tree path then answers).
+    #[test]
+    fn what_is_not_an_object_or_is_written_twice() {
+        let e = entry("message");
+        for line in [r#"{"kind":"message"}"#, r#"{"message":null}"#, r#"{"message":"text"}"#, r#"{"message":[1,2]}"#] {
+            for format in [Format::Arcturn, Format::Crab] {
+                let got = (super::super::decoder(format).direct.unwrap())(&e, &[line]).unwrap();
+                assert_eq!(got, reference(format, &e, &[line]), "{line}");
+            }
+        }
+        let declined = [
+            r#"["message"]"#,
+            r#"{"message":{"content":"a","content":"b"}}"#,
+            r#"{"message":{"content":[{"type":"text","text":"a","text":"b"}]}}"#,
+            r#"{"message":{"content":[{"type":"toolCall","arguments":{"n":1e400}}]}}"#,
+        ];
+        for line in declined {
+            assert!(direct_arcturn(&e, line).is_err(), "{line}");
+        }
+        // pi's own entries and roles go to the tree path.
+        let pi = super::super::decoder(Format::Pi).direct.unwrap();
+        assert!(pi(&entry("branch_summary"), &[r#"{"summary":"s"}"#]).is_err());
+        assert!(pi(&e, &[r#"{"message":{"role":"bashExecution","command":"ls"}}"#]).is_err());
+    }
+
+    fn direct_arcturn(e: &Entry<'_>, line: &str) -> Result<Content> {
+        arcturn(e, &[line])
+    }
+}
