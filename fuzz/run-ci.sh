@@ -28,7 +28,7 @@ cargo +nightly fuzz build -O
 shared=../../shared/testdata/jsontestsuite
 seeds() {
   case "$1" in
-    skim) echo ../testdata/arcturn ../testdata/crab ../testdata/pi ../testdata/hostile; [ -d "$shared" ] && echo "$shared" ;;
+    skim) echo seeds/skim ../testdata/arcturn ../testdata/crab ../testdata/pi ../testdata/hostile; [ -d "$shared" ] && echo "$shared" ;;
     tree | export) echo ../testdata/arcturn ../testdata/crab ../testdata/pi ../testdata/export ../testdata/hostile ../testdata/stats ;;
     query) echo seeds/query ;;
   esac

@@ -12,7 +12,7 @@ use std::rc::Rc;
 use arcturn_inspect::export::{self, html, markdown, Item, Options};
 use arcturn_inspect::format::skim;
 use arcturn_inspect::format::tally::JsonLen;
-use arcturn_inspect::model::Format;
+use arcturn_inspect::model::{Entry, Format, Id, Kind};
 use arcturn_inspect::query::{self, Origin, Record, RunOptions, Selection};
 use arcturn_inspect::session::Session;
 use arcturn_inspect::source::Source;
@@ -71,9 +71,39 @@ pub fn skim_agrees(data: &[u8]) {
             "elements of {doc:?}"
         );
     }
+    content_read_directly_agrees(doc);
     // The UTF-16 units the skimmer counts on a string's escaped bytes are those of its text.
     if let (Ok(Units(units)), Ok(text)) = (skim::from_str::<Units>(doc), serde_json::from_str::<String>(doc)) {
         assert_eq!(units, text.encode_utf16().count() as u64, "units of {doc:?}");
+    }
+}
+
+/// A message's content read straight from the line's text (`format::direct`) is the content
+/// the format's content function reads from the line as a JSON value, whenever it is not
+/// declined; as a message entry and, for pi, as each of the entry kinds it reads apart.
+fn content_read_directly_agrees(doc: &str) {
+    let Ok(whole) = serde_json::from_str::<Value>(doc) else { return };
+    for format in FORMATS.into_iter().flatten() {
+        let table = arcturn_inspect::format::decoder(format);
+        let Some(direct) = table.direct else { continue };
+        for kind in ["message", "branch_summary", "custom_message"] {
+            let e = Entry {
+                line: 1,
+                span: 0..doc.len(),
+                kind: Kind::Message,
+                kind_text: kind,
+                id: Id::copied("e"),
+                parent: None,
+                timestamp: None.into(),
+                message: None,
+                synthetic_id: false,
+                extra: None,
+            };
+            if let Ok(got) = direct(&e, &[doc]) {
+                let reference = (table.content)(&e, std::slice::from_ref(&whole));
+                assert_eq!(got, reference, "{format:?} {kind}: content of {doc:?} read directly");
+            }
+        }
     }
 }
 
