@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 use std::io::Write;
 
+use rayon::prelude::*;
 use serde::{Serialize, Serializer};
 
 use crate::agents::Agent;
@@ -573,7 +574,7 @@ impl<'s, 'a> Rows<'s, 'a> {
     {
         let s = self.s;
         // The usage of each call by its line: a span that recorded none has null tokens.
-        let mut usage_at: HashMap<u32, (Option<&'s Usage>, bool)> = HashMap::new();
+        let mut usage_at: crate::format::FastMap<u32, (Option<&'s Usage>, bool)> = Default::default();
         for c in self.call_sources() {
             match c {
                 CallSrc::Entry(i) => {
@@ -586,8 +587,9 @@ impl<'s, 'a> Rows<'s, 'a> {
                 }
             }
         }
-        let mut out = Vec::new();
-        for (ri, run) in t.runs.iter().enumerate() {
+        // Each run's rows apart, in parallel; collected in run order.
+        let run_rows = |(ri, run): (usize, &'t trace::Run)| {
+            let mut out = Vec::with_capacity(run.spans.len() + 1);
             let run_id = json_text(&run.run_id);
             let end = run.start_ms.zip(run.duration_ms).map(|(a, d)| a.saturating_add(d as i64));
             let u = Usage { total: None, cost: None, ..run.usage };
@@ -696,8 +698,9 @@ impl<'s, 'a> Rows<'s, 'a> {
                 }
                 out.push(row);
             }
-        }
-        out
+            out
+        };
+        t.runs.par_iter().enumerate().flat_map_iter(run_rows).collect()
     }
 
     /// The sessions table's row: `stats` figures (file scope) of the session.
