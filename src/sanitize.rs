@@ -36,10 +36,45 @@ fn clean(s: &str, keep_lines: bool) -> Cow<'_, str> {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 16);
-    for c in s.chars() {
-        escape_char(&mut out, c, keep_lines);
-    }
+    push_clean(&mut out, s, keep_lines, false);
     Cow::Owned(out)
+}
+
+/// Whether [`escape_char`] keeps `c` as it is.
+fn kept(c: char, keep_lines: bool) -> bool {
+    match c {
+        '\n' | '\t' => keep_lines,
+        '\0'..='\x1f' | '\x7f' | '\u{80}'..='\u{9f}' => false,
+        c => !is_invisible(c),
+    }
+}
+
+/// Push `s` by [`escape_char`]'s rule, each run of characters it keeps copied whole; with
+/// `sgr`, the palette's colour sequences (`ESC [ digits/semicolons m`) pass unchanged.
+fn push_clean(out: &mut String, s: &str, keep_lines: bool, sgr: bool) {
+    let mut run = 0;
+    let mut chars = s.char_indices();
+    while let Some((i, c)) = chars.next() {
+        if kept(c, keep_lines) {
+            continue;
+        }
+        out.push_str(&s[run..i]);
+        match if c == '\x1b' && sgr { sgr_len(&s[i..]) } else { None } {
+            Some(n) => {
+                out.push_str(&s[i..i + n]);
+                // Skip the rest of the sequence (all ASCII, one byte a char).
+                for _ in 1..n {
+                    chars.next();
+                }
+                run = i + n;
+            }
+            None => {
+                escape_char(out, c, keep_lines);
+                run = i + c.len_utf8();
+            }
+        }
+    }
+    out.push_str(&s[run..]);
 }
 
 /// The one rule: push `c`, or its visible form when a terminal could act on it or it would
@@ -120,21 +155,7 @@ impl<W: Write> Terminal<W> {
     fn write_clean(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.buf.clear();
         for chunk in bytes.utf8_chunks() {
-            let s = chunk.valid();
-            let mut chars = s.char_indices();
-            while let Some((i, c)) = chars.next() {
-                if c == '\x1b' && self.colour {
-                    if let Some(n) = sgr_len(&s[i..]) {
-                        self.buf.push_str(&s[i..i + n]);
-                        // Skip the rest of the sequence (all ASCII, one byte a char).
-                        for _ in 1..n {
-                            chars.next();
-                        }
-                        continue;
-                    }
-                }
-                escape_char(&mut self.buf, c, true);
-            }
+            push_clean(&mut self.buf, chunk.valid(), true, self.colour);
             for b in chunk.invalid() {
                 let _ = write!(self.buf, "\\x{b:02x}");
             }
@@ -195,6 +216,18 @@ mod tests {
         assert_eq!(inline("x\u{FE00}\u{E0100}"), "x<U+FE00><U+E0100>");
         // Emoji presentation selectors and joiners of ordinary emoji stay.
         assert_eq!(inline("\u{2764}\u{FE0F} ok"), "\u{2764}\u{FE0F} ok");
+    }
+
+    /// The runs copied whole are exactly the characters the rule keeps.
+    #[test]
+    fn kept_characters_are_those_the_rule_pushes_unchanged() {
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            for keep_lines in [false, true] {
+                let mut out = String::new();
+                escape_char(&mut out, c, keep_lines);
+                assert_eq!(kept(c, keep_lines), out == c.to_string(), "{:?} {keep_lines}", c);
+            }
+        }
     }
 
     fn through_terminal(bytes: &[u8], colour: bool) -> String {

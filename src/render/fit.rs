@@ -15,6 +15,10 @@ pub const ELLIPSIS: char = '…';
 
 /// Columns `s` takes on a terminal.
 pub fn width(s: &str) -> usize {
+    // Printable ASCII (most of what views show) is one column a byte.
+    if s.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        return s.len();
+    }
     UnicodeWidthStr::width(s)
 }
 
@@ -133,6 +137,13 @@ mod tests {
         assert_eq!(width("🎉"), 2);
         // e + combining acute accent: one column.
         assert_eq!(width("e\u{301}"), 1);
+        // The printable-ASCII shortcut agrees with the tables, and text with anything else
+        // (a control, a tab) is measured by them.
+        let ascii: String = (0x20u8..0x7f).map(char::from).collect();
+        assert_eq!(width(&ascii), UnicodeWidthStr::width(ascii.as_str()));
+        for s in ["a\tb", "a\x7fb", "a\nb"] {
+            assert_eq!(width(s), UnicodeWidthStr::width(s), "{s:?}");
+        }
     }
 
     #[test]
