@@ -138,7 +138,7 @@ fn content_read_directly_equals_content_read_through_values() {
             }
         }
     });
-    for f in ["arcturn", "crab", "pi", "claude"] {
+    for f in ["arcturn", "crab", "pi", "claude", "codex"] {
         let (direct, declined) = counts.get(f).copied().unwrap_or_default();
         assert!(direct >= 20 && declined * 10 <= direct, "{f}: {direct} messages read directly, {declined} declined");
     }

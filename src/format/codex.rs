@@ -44,7 +44,7 @@ pub const DECODER: Decoder = Decoder {
     fold: Some(super::Fold::Streamed(start)),
     content,
     content_keys: &["payload"],
-    direct: None,
+    direct: Some(super::direct::codex),
     tally: None,
     rekeyed: true,
     observed: false,
@@ -525,7 +525,8 @@ pub fn content(_: &Entry<'_>, lines: &[Value]) -> content::Content {
     content::Content { blocks, error: None }
 }
 
-fn item_blocks(p: &Value, out: &mut Vec<Block>) {
+/// The blocks of one response item (a line's `payload`), from its value.
+pub fn item_blocks(p: &Value, out: &mut Vec<Block>) {
     let ty = p.get("type").and_then(Value::as_str).unwrap_or("");
     let s = |k: &str| p.get(k).and_then(Value::as_str).map(str::to_string);
     match ty {
@@ -540,16 +541,7 @@ fn item_blocks(p: &Value, out: &mut Vec<Block>) {
             let redacted = text.is_empty() && p.get("encrypted_content").is_some_and(|v| !v.is_null());
             out.push(Block::Thinking { text: text.join("\n\n"), redacted });
         }
-        "function_call" => {
-            let raw = p.get("arguments");
-            // `arguments` is a JSON document inside a string: parsed for display.
-            let arguments = match raw {
-                Some(Value::String(a)) => serde_json::from_str(a).unwrap_or_else(|_| Value::String(a.clone())),
-                Some(v) => v.clone(),
-                None => Value::Null,
-            };
-            out.push(Block::ToolCall { id: s("call_id"), name: s("name").unwrap_or_default(), arguments });
-        }
+        "function_call" => out.push(call_block(s("call_id"), s("name"), p.get("arguments").cloned())),
         "custom_tool_call" => {
             let input = p.get("input").cloned().unwrap_or(Value::Null);
             let mut args = serde_json::Map::new();
@@ -570,59 +562,78 @@ fn item_blocks(p: &Value, out: &mut Vec<Block>) {
             out.push(Block::ProviderCompaction { summary: None, encrypted: s("encrypted_content") })
         }
         "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" => {
-            let raw = p.get("output").unwrap_or(&Value::Null);
-            let text = match raw {
-                Value::String(t) => t.clone(),
-                other => first_text_of(other).map(str::to_string).unwrap_or_else(|| other.to_string()),
-            };
-            let code = exit_code(&text);
-            // A JSON output (`{"output": ..., "metadata": ...}`) shows its output text.
-            let shown = serde_json::from_str::<Value>(&text)
-                .ok()
-                .and_then(|v| v.get("output").and_then(Value::as_str).map(str::to_string));
-            let body = match (raw, shown) {
-                (Value::Array(_), _) => items(raw),
-                (_, Some(t)) => vec![Block::Text(t)],
-                _ => vec![Block::Text(text)],
-            };
-            out.push(Block::ToolResult(content::ToolResult {
-                call_id: s("call_id"),
-                tool_name: None,
-                is_error: code.is_some_and(|c| c != 0),
-                content: body,
-                offloaded_path: None,
-            }));
+            out.push(output_block(s("call_id"), p.get("output").cloned().unwrap_or(Value::Null)))
         }
         other => out.push(Block::Unknown { type_name: other.to_string(), raw: p.clone() }),
     }
 }
 
+/// A `function_call` item's block: `arguments` is a JSON document inside a string, parsed for
+/// display (`None`: the item has none).
+pub fn call_block(call_id: Option<String>, name: Option<String>, arguments: Option<Value>) -> Block {
+    let arguments = match arguments {
+        Some(Value::String(a)) => serde_json::from_str(&a).unwrap_or(Value::String(a)),
+        Some(v) => v,
+        None => Value::Null,
+    };
+    Block::ToolCall { id: call_id, name: name.unwrap_or_default(), arguments }
+}
+
+/// A tool output item's block, from its `output` (`null` when it has none).
+pub fn output_block(call_id: Option<String>, raw: Value) -> Block {
+    let (text, list) = match raw {
+        Value::String(t) => (t, None),
+        other => {
+            let text = first_text_of(&other).map(str::to_string).unwrap_or_else(|| other.to_string());
+            (text, Some(other).filter(Value::is_array))
+        }
+    };
+    let code = exit_code(&text);
+    // A JSON output (`{"output": ..., "metadata": ...}`) shows its output text.
+    let shown = serde_json::from_str::<Value>(&text)
+        .ok()
+        .and_then(|v| v.get("output").and_then(Value::as_str).map(str::to_string));
+    let body = match (list, shown) {
+        (Some(list), _) => items(&list),
+        (None, Some(t)) => vec![Block::Text(t)],
+        _ => vec![Block::Text(text)],
+    };
+    Block::ToolResult(content::ToolResult {
+        call_id,
+        tool_name: None,
+        is_error: code.is_some_and(|c| c != 0),
+        content: body,
+        offloaded_path: None,
+    })
+}
+
 /// A message's content items.
-fn items(content: &Value) -> Vec<Block> {
+pub fn items(content: &Value) -> Vec<Block> {
     let Value::Array(list) = content else {
         return match content {
             Value::String(s) => vec![Block::Text(s.clone())],
             _ => Vec::new(),
         };
     };
-    list.iter()
-        .map(|b| {
-            let ty = b.get("type").and_then(Value::as_str).unwrap_or("");
-            match ty {
-                "input_text" | "output_text" | "text" | "refusal" => Block::Text(
-                    b.get("text").or_else(|| b.get("refusal")).and_then(Value::as_str).unwrap_or("").to_string(),
-                ),
-                "input_image" | "image" => match b.get("image_url").and_then(Value::as_str) {
-                    Some(url) => match url.strip_prefix("data:").and_then(|r| r.split_once(";base64,")) {
-                        Some((mime, data)) => Block::Image(Image::Inline { mime: mime.into(), data: data.into() }),
-                        None => Block::Image(Image::Url(url.to_string())),
-                    },
-                    None => Block::Unknown { type_name: ty.to_string(), raw: b.clone() },
-                },
-                _ => Block::Unknown { type_name: ty.to_string(), raw: b.clone() },
-            }
-        })
-        .collect()
+    list.iter().map(content_item).collect()
+}
+
+/// One content item of a message.
+pub fn content_item(b: &Value) -> Block {
+    let ty = b.get("type").and_then(Value::as_str).unwrap_or("");
+    match ty {
+        "input_text" | "output_text" | "text" | "refusal" => {
+            Block::Text(b.get("text").or_else(|| b.get("refusal")).and_then(Value::as_str).unwrap_or("").to_string())
+        }
+        "input_image" | "image" => match b.get("image_url").and_then(Value::as_str) {
+            Some(url) => match url.strip_prefix("data:").and_then(|r| r.split_once(";base64,")) {
+                Some((mime, data)) => Block::Image(Image::Inline { mime: mime.into(), data: data.into() }),
+                None => Block::Image(Image::Url(url.to_string())),
+            },
+            None => Block::Unknown { type_name: ty.to_string(), raw: b.clone() },
+        },
+        _ => Block::Unknown { type_name: ty.to_string(), raw: b.clone() },
+    }
 }
 
 /// Cumulative or per-request token figures: input (cached included), cached, output, total.

@@ -144,75 +144,130 @@ fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> std::result:
     T::deserialize(d).map(Some)
 }
 
-/// Something that is not a block list or not a block, as the tree path holds it.
-enum Scalar<'a> {
-    Str(Cow<'a, str>),
-    Bool(bool),
-    Number(Value),
-    Null,
+/// Something read member by member when its first member is a `type` it reads (as agents
+/// write them), else parsed whole into a value, as the tree path holds it, and read from that:
+/// other types, `type` written later, anything but an object.
+trait Typed: Sized {
+    /// The types read member by member.
+    const READ: &'static [&'static str];
+    /// The rest of an object whose first member is `type`: `ty`, one of [`Typed::READ`].
+    fn read<'de, A: MapAccess<'de>>(ty: &str, a: A) -> std::result::Result<Self, A::Error>;
+    /// Anything else, whole.
+    fn whole(v: &Value) -> Self;
 }
 
-impl Scalar<'_> {
-    fn value(self) -> Value {
-        match self {
-            Scalar::Str(s) => Value::String(s.into_owned()),
-            Scalar::Bool(b) => Value::Bool(b),
-            Scalar::Number(n) => n,
-            Scalar::Null => Value::Null,
+/// The visitor of every [`Typed`].
+struct TypedVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Typed> Visitor<'de> for TypedVisitor<T> {
+    type Value = T;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any value")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> std::result::Result<T, A::Error> {
+        let mut whole = Map::new();
+        let Some(key) = a.next_key::<Str>()? else { return Ok(T::whole(&Value::Object(whole))) };
+        let value: Value = a.next_value()?;
+        match value.as_str() {
+            Some(ty) if key.0 == "type" && T::READ.contains(&ty) => return T::read(ty, a),
+            _ => {
+                whole.insert(key.0.into_owned(), value);
+            }
         }
+        while let Some((k, v)) = a.next_entry::<String, Value>()? {
+            whole.insert(k, v);
+        }
+        Ok(T::whole(&Value::Object(whole)))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, a: A) -> std::result::Result<T, A::Error> {
+        Value::deserialize(SeqAccessDeserializer::new(a)).map(|v| T::whole(&v))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<T, E> {
+        Ok(T::whole(&Value::String(v.to_string())))
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> std::result::Result<T, E> {
+        Ok(T::whole(&Value::Bool(v)))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<T, E> {
+        Ok(T::whole(&Value::from(v)))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<T, E> {
+        Ok(T::whole(&Value::from(v)))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<T, E> {
+        Ok(T::whole(&Value::from(v)))
+    }
+    fn visit_unit<E: de::Error>(self) -> std::result::Result<T, E> {
+        Ok(T::whole(&Value::Null))
     }
 }
 
-/// A message's `content` ([`super::blocks::list`]): a string is one text block, an array a
-/// list of blocks, `null` none; anything else one unknown block.
-struct List(Vec<Block>);
-
-impl<'de> Deserialize<'de> for List {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        struct V;
-        impl V {
-            fn other(v: Value) -> List {
-                List(vec![Block::Unknown { type_name: "(not a block list)".into(), raw: v }])
+/// `Deserialize` for a [`Typed`].
+macro_rules! typed {
+    ($t:ty) => {
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+                d.deserialize_any(TypedVisitor(PhantomData))
             }
         }
-        impl<'de> Visitor<'de> for V {
-            type Value = List;
+    };
+}
+
+/// A message's `content` ([`super::blocks::list`], [`super::codex::items`]): a string is one
+/// text block, an array a list of `E`, `null` none, and anything else what `E` makes of it.
+struct ListOf<E>(Vec<Block>, PhantomData<E>);
+
+/// An element of a [`ListOf`].
+trait Element: Typed {
+    fn block(self) -> Block;
+    /// The blocks of a `content` that is neither a string, an array nor `null`.
+    fn other(v: Value) -> Vec<Block>;
+}
+
+/// Blocks of arcturn, pi, crab and Claude Code.
+type List = ListOf<BlockDe>;
+
+impl<'de, E: Element + Deserialize<'de>> Deserialize<'de> for ListOf<E> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V<E>(PhantomData<E>);
+        impl<'de, E: Element + Deserialize<'de>> Visitor<'de> for V<E> {
+            type Value = ListOf<E>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("any value")
             }
-            fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Self::Value, E> {
-                Ok(List(vec![Block::Text(v.to_string())]))
+            fn visit_str<Er: de::Error>(self, v: &str) -> std::result::Result<Self::Value, Er> {
+                Ok(ListOf(vec![Block::Text(v.to_string())], PhantomData))
             }
-            fn visit_string<E: de::Error>(self, v: String) -> std::result::Result<Self::Value, E> {
-                Ok(List(vec![Block::Text(v)]))
+            fn visit_string<Er: de::Error>(self, v: String) -> std::result::Result<Self::Value, Er> {
+                Ok(ListOf(vec![Block::Text(v)], PhantomData))
             }
-            fn visit_unit<E: de::Error>(self) -> std::result::Result<Self::Value, E> {
-                Ok(List(Vec::new()))
+            fn visit_unit<Er: de::Error>(self) -> std::result::Result<Self::Value, Er> {
+                Ok(ListOf(Vec::new(), PhantomData))
             }
-            fn visit_bool<E: de::Error>(self, v: bool) -> std::result::Result<Self::Value, E> {
-                Ok(V::other(Scalar::Bool(v).value()))
+            fn visit_bool<Er: de::Error>(self, v: bool) -> std::result::Result<Self::Value, Er> {
+                Ok(ListOf(E::other(Value::Bool(v)), PhantomData))
             }
-            fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Self::Value, E> {
-                Ok(V::other(Value::from(v)))
+            fn visit_u64<Er: de::Error>(self, v: u64) -> std::result::Result<Self::Value, Er> {
+                Ok(ListOf(E::other(Value::from(v)), PhantomData))
             }
-            fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Self::Value, E> {
-                Ok(V::other(Value::from(v)))
+            fn visit_i64<Er: de::Error>(self, v: i64) -> std::result::Result<Self::Value, Er> {
+                Ok(ListOf(E::other(Value::from(v)), PhantomData))
             }
-            fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Self::Value, E> {
-                Ok(V::other(Value::from(v)))
+            fn visit_f64<Er: de::Error>(self, v: f64) -> std::result::Result<Self::Value, Er> {
+                Ok(ListOf(E::other(Value::from(v)), PhantomData))
             }
             fn visit_map<A: MapAccess<'de>>(self, a: A) -> std::result::Result<Self::Value, A::Error> {
-                Value::deserialize(MapAccessDeserializer::new(a)).map(V::other)
+                Value::deserialize(MapAccessDeserializer::new(a)).map(|v| ListOf(E::other(v), PhantomData))
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> std::result::Result<Self::Value, A::Error> {
                 let mut blocks = Vec::new();
-                while let Some(b) = a.next_element::<BlockDe>()? {
-                    blocks.push(b.0);
+                while let Some(b) = a.next_element::<E>()? {
+                    blocks.push(b.block());
                 }
-                Ok(List(blocks))
+                Ok(ListOf(blocks, PhantomData))
             }
         }
-        d.deserialize_any(V)
+        d.deserialize_any(V(PhantomData))
     }
 }
 
@@ -222,64 +277,29 @@ impl<'de> Deserialize<'de> for List {
 /// but an object) is parsed into a value and read by [`super::blocks::block`].
 struct BlockDe(Block);
 
-/// The block types read member by member.
-const READ: &[&str] = &["text", "thinking", "redacted_thinking", "toolCall", "tool_use", "tool_result"];
+typed!(BlockDe);
 
-impl<'de> Deserialize<'de> for BlockDe {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = BlockDe;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("any value")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> std::result::Result<Self::Value, A::Error> {
-                let mut whole = Map::new();
-                if let Some(key) = a.next_key::<Str>()? {
-                    let value: Value = a.next_value()?;
-                    match value.as_str() {
-                        Some(ty) if key.0 == "type" && READ.contains(&ty) => return read_block(ty, a).map(BlockDe),
-                        _ => {
-                            whole.insert(key.0.into_owned(), value);
-                        }
-                    }
-                }
-                while let Some((k, v)) = a.next_entry::<String, Value>()? {
-                    whole.insert(k, v);
-                }
-                Ok(BlockDe(super::blocks::block(&Value::Object(whole))))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, a: A) -> std::result::Result<Self::Value, A::Error> {
-                Value::deserialize(SeqAccessDeserializer::new(a)).map(|v| BlockDe(super::blocks::block(&v)))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Self::Value, E> {
-                Ok(scalar(Scalar::Str(Cow::Borrowed(v))))
-            }
-            fn visit_bool<E: de::Error>(self, v: bool) -> std::result::Result<Self::Value, E> {
-                Ok(scalar(Scalar::Bool(v)))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Self::Value, E> {
-                Ok(scalar(Scalar::Number(Value::from(v))))
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Self::Value, E> {
-                Ok(scalar(Scalar::Number(Value::from(v))))
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Self::Value, E> {
-                Ok(scalar(Scalar::Number(Value::from(v))))
-            }
-            fn visit_unit<E: de::Error>(self) -> std::result::Result<Self::Value, E> {
-                Ok(scalar(Scalar::Null))
-            }
-        }
-        d.deserialize_any(V)
+impl Element for BlockDe {
+    fn block(self) -> Block {
+        self.0
+    }
+    fn other(v: Value) -> Vec<Block> {
+        vec![Block::Unknown { type_name: "(not a block list)".into(), raw: v }]
     }
 }
 
-fn scalar(s: Scalar<'_>) -> BlockDe {
-    BlockDe(super::blocks::block(&s.value()))
+impl Typed for BlockDe {
+    const READ: &'static [&'static str] =
+        &["text", "thinking", "redacted_thinking", "toolCall", "tool_use", "tool_result"];
+    fn read<'de, A: MapAccess<'de>>(ty: &str, a: A) -> std::result::Result<Self, A::Error> {
+        read_block(ty, a).map(BlockDe)
+    }
+    fn whole(v: &Value) -> Self {
+        BlockDe(super::blocks::block(v))
+    }
 }
 
-/// The rest of a block of type `ty` (one of [`READ`]), its members read as that type reads
+/// The rest of a block of type `ty` (one of [`BlockDe`]'s [`Typed::READ`]), its members read as that type reads
 /// them and the others skipped.
 fn read_block<'de, A: MapAccess<'de>>(ty: &str, mut a: A) -> std::result::Result<Block, A::Error> {
     let (mut text, mut flag, mut id, mut name, mut arguments, mut content) =
@@ -454,6 +474,101 @@ pub fn claude(_: &Entry<'_>, lines: &[&str]) -> Result<Content> {
     Ok(out)
 }
 
+/// Codex ([`super::codex::content`]): each line's `payload`, a response item. A message's
+/// text items, function calls and tool outputs whose first member is their `type` are read
+/// member by member; any other item is parsed into a value and read by
+/// [`super::codex::item_blocks`].
+pub fn codex(_: &Entry<'_>, lines: &[&str]) -> Result<Content> {
+    let mut blocks = Vec::new();
+    for text in lines {
+        let l: CodexLine = line(text)?;
+        blocks.extend(l.payload.map(|p| p.0).unwrap_or_default());
+    }
+    Ok(Content { blocks, error: None })
+}
+
+#[derive(serde::Deserialize)]
+struct CodexLine {
+    #[serde(default, deserialize_with = "present")]
+    payload: Option<CodexItem>,
+}
+
+/// The blocks of one response item.
+struct CodexItem(Vec<Block>);
+
+typed!(CodexItem);
+
+impl Typed for CodexItem {
+    const READ: &'static [&'static str] =
+        &["message", "function_call", "function_call_output", "custom_tool_call_output", "local_shell_call_output"];
+    fn read<'de, A: MapAccess<'de>>(ty: &str, a: A) -> std::result::Result<Self, A::Error> {
+        read_codex_item(ty, a).map(CodexItem)
+    }
+    fn whole(v: &Value) -> Self {
+        let mut out = Vec::new();
+        super::codex::item_blocks(v, &mut out);
+        CodexItem(out)
+    }
+}
+
+/// The rest of an item of type `ty` (one of [`CodexItem`]'s [`Typed::READ`]).
+fn read_codex_item<'de, A: MapAccess<'de>>(ty: &str, mut a: A) -> std::result::Result<Vec<Block>, A::Error> {
+    let (mut call_id, mut name, mut value, mut items) = (Text(None), Text(None), None, None);
+    let value_key = if ty == "function_call" { "arguments" } else { "output" };
+    while let Some(key) = a.next_key::<Str>()? {
+        match key.0.as_ref() {
+            "content" if ty == "message" => items = Some(a.next_value::<ListOf<CodexContentItem>>()?.0),
+            "call_id" if ty != "message" => call_id = a.next_value()?,
+            "name" if ty == "function_call" => name = a.next_value()?,
+            k if k == value_key && ty != "message" => value = Some(a.next_value::<Value>()?),
+            _ => {
+                a.next_value::<IgnoredAny>()?;
+            }
+        }
+    }
+    Ok(match ty {
+        "message" => items.unwrap_or_default(),
+        "function_call" => vec![super::codex::call_block(call_id.owned(), name.owned(), value)],
+        _ => vec![super::codex::output_block(call_id.owned(), value.unwrap_or(Value::Null))],
+    })
+}
+
+/// One item of a Codex message's content ([`super::codex::content_item`]): a text item whose
+/// first member is its `type` is read member by member, any other parsed into a value.
+struct CodexContentItem(Block);
+
+typed!(CodexContentItem);
+
+impl Element for CodexContentItem {
+    fn block(self) -> Block {
+        self.0
+    }
+    fn other(_: Value) -> Vec<Block> {
+        Vec::new()
+    }
+}
+
+impl Typed for CodexContentItem {
+    const READ: &'static [&'static str] = &["input_text", "output_text", "text", "refusal"];
+    /// `text` if present (whatever its type), else `refusal`.
+    fn read<'de, A: MapAccess<'de>>(_: &str, mut a: A) -> std::result::Result<Self, A::Error> {
+        let (mut text, mut refusal) = (None, None);
+        while let Some(k) = a.next_key::<Str>()? {
+            match k.0.as_ref() {
+                "text" => text = Some(a.next_value::<Text>()?),
+                "refusal" => refusal = Some(a.next_value::<Text>()?),
+                _ => {
+                    a.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(CodexContentItem(Block::Text(text.or(refusal).and_then(Text::owned).unwrap_or_default())))
+    }
+    fn whole(v: &Value) -> Self {
+        CodexContentItem(super::codex::content_item(v))
+    }
+}
+
 /// A line's text with its lone surrogate escapes repaired, as the tree path reads it.
 pub fn repaired(b: &[u8]) -> Cow<'_, [u8]> {
     match super::repair_lone_surrogates(b) {
@@ -510,6 +625,7 @@ mod tests {
             r#"[{"type":"image","data":"AA==","mimeType":"image/png"},{"type":"image","url":"https://x"},{"type":"image"}]"#,
             r#"[{"type":"compaction","summary":"s","encryptedContent":"e"},{"type":"serverTool","provider":"p","block":{"k":[]}}]"#,
             r#"[{"type":"text","text":"emoji 😀 and \ud83d\ude00 and tab\t"}]"#,
+            r#"[{}, {"type":"text","text":"after an empty block"}, {}]"#,
         ];
         let mut read = 0;
         for content in blocks {
@@ -551,6 +667,47 @@ mod tests {
             }
         }
         assert_eq!(read, blocks.len() * 15);
+    }
+
+    /// Codex response items of every kind and odd shape are read as the tree path reads them.
+    #[test]
+    fn codex_items_read_as_the_tree_path_reads_them() {
+        let payloads = [
+            r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"hi \"there\"\n"},{"type":"output_text","text":null,"refusal":"no"},{"type":"refusal","refusal":"no"},{"text":"type later","type":"text"},{"type":"input_image","image_url":"data:image/png;base64,AA=="},{"type":"input_image"},"s",3,null,[1]]}"#,
+            r#"{"type":"message","content":"plain"}"#,
+            r#"{"type":"message","content":{"not":"a list"}}"#,
+            r#"{"type":"message","content":null}"#,
+            r#"{"type":"message"}"#,
+            r#"{"type":"function_call","name":"shell","arguments":"{\"command\":[\"ls\",\"-la\"]}","call_id":"c1"}"#,
+            r#"{"type":"function_call","name":7,"arguments":"not json","call_id":null}"#,
+            r#"{"type":"function_call","arguments":{"already":"an object"}}"#,
+            r#"{"type":"function_call","arguments":null}"#,
+            r#"{"type":"function_call_output","call_id":"c1","output":"Exit code: 2\nWall time: 1s\nboom"}"#,
+            r#"{"type":"function_call_output","call_id":"c1","output":"{\"output\":\"ok\",\"metadata\":{\"exit_code\":0}}"}"#,
+            r#"{"type":"custom_tool_call_output","call_id":"c2","output":[{"type":"input_text","text":"listed"}]}"#,
+            r#"{"type":"local_shell_call_output","output":{"k":1}}"#,
+            r#"{"type":"function_call_output","output":null}"#,
+            r#"{"type":"function_call_output"}"#,
+            r#"{"type":"reasoning","summary":[{"type":"summary_text","text":"think"}],"encrypted_content":"xx"}"#,
+            r#"{"type":"custom_tool_call","name":"apply_patch","input":"*** Begin","call_id":"c3"}"#,
+            r#"{"type":"local_shell_call","id":"l1","action":{"command":["ls"]}}"#,
+            r#"{"type":"web_search_call","status":"completed"}"#,
+            r#"{"type":"weird","x":1}"#,
+            r#"{"call_id":"c1","type":"function_call_output","output":"type later"}"#,
+            r#"{}"#,
+            r#""a string""#,
+            r#"null"#,
+            r#"[1,2]"#,
+        ];
+        let e = entry("message");
+        let direct = super::super::decoder(Format::Codex).direct.unwrap();
+        for p in payloads {
+            let line = format!(r#"{{"timestamp":"2026-01-01T00:00:00Z","type":"response_item","payload":{p}}}"#);
+            let got = direct(&e, &[line.as_str()]).unwrap_or_else(|_| panic!("declined: {line}"));
+            assert_eq!(got, reference(Format::Codex, &e, &[line.as_str()]), "{line}");
+        }
+        let lines = [r#"{"type":"response_item"}"#, r#"{"payload":{"type":"message","content":"a"}}"#];
+        assert_eq!(direct(&e, &lines).unwrap(), reference(Format::Codex, &e, &lines));
     }
 
     /// Lines and messages that are not objects, and members a line holds twice: read as the
