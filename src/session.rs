@@ -172,7 +172,7 @@ impl<'a> Session<'a> {
     /// `None` when `direct` declines it, or a line is not UTF-8.
     pub fn content_direct(&self, i: Ix, direct: format::Direct) -> Option<Content> {
         let bytes = self.source_bytes();
-        let lines: Vec<_> = self.entry(i).spans().map(|sp| format::direct::repaired(&bytes[sp])).collect();
+        let lines: Vec<_> = self.entry(i).spans().map(|sp| format::repaired(&bytes[sp])).collect();
         let texts = lines.iter().map(|b| simdutf8::basic::from_utf8(b).ok()).collect::<Option<Vec<&str>>>()?;
         direct(self.entry(i), &texts).ok()
     }
@@ -194,9 +194,8 @@ impl<'a> Session<'a> {
     /// output no view reads). A line the skimming parser declines is read whole by
     /// [`Session::value_at`], so the members are the same either way.
     pub fn members_at(&self, span: std::ops::Range<usize>, keys: &[&str]) -> Result<serde_json::Value> {
-        let b = &self.source_bytes()[span.clone()];
-        let fixed = repair_lone_surrogates(b);
-        let text = simdutf8::basic::from_utf8(fixed.as_deref().unwrap_or(b)).ok();
+        let fixed = format::repaired(&self.source_bytes()[span.clone()]);
+        let text = simdutf8::basic::from_utf8(&fixed).ok();
         match text.map(|t| format::skim::from_str_seed(t, Members(keys))) {
             Some(Ok(v)) => Ok(v),
             _ => self.value_at(span),

@@ -569,14 +569,6 @@ impl Typed for CodexContentItem {
     }
 }
 
-/// A line's text with its lone surrogate escapes repaired, as the tree path reads it.
-pub fn repaired(b: &[u8]) -> Cow<'_, [u8]> {
-    match super::repair_lone_surrogates(b) {
-        Some(fixed) => Cow::Owned(fixed),
-        None => Cow::Borrowed(b),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -611,6 +611,15 @@ pub fn explain_with<'a, T: serde::Deserialize<'a>>(b: &'a [u8]) -> Option<String
     }
 }
 
+/// A line's bytes with their lone surrogate escapes repaired ([`repair_lone_surrogates`]),
+/// as every re-read of a line's content takes them.
+pub fn repaired(b: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    match repair_lone_surrogates(b) {
+        Some(fixed) => std::borrow::Cow::Owned(fixed),
+        None => std::borrow::Cow::Borrowed(b),
+    }
+}
+
 /// Find `\uD800`-`\uDFFF` escapes that are not part of a valid pair and return a copy of
 /// the line with each replaced by `\uFFFD` (same length, so columns stay true).
 pub fn repair_lone_surrogates(b: &[u8]) -> Option<Vec<u8>> {
