@@ -304,3 +304,39 @@ fn crab_usage_per_branch_is_unknown_not_zero() {
     let human = run(&["diff", "-q", "testdata/stats/crab-branched.jsonl"]);
     assert!(human.stdout.contains("unknown") && !human.stdout.contains("$0"), "{}", human.stdout);
 }
+
+/// `--wide` cuts nothing: each cell is whole (a preview, at most 240 characters), the left column as wide as its widest cell,
+/// and the gutter in one column on every row (it once panicked formatting a column of the
+/// unlimited width, and would have padded cells to it).
+#[test]
+fn wide_cuts_no_cell_and_keeps_the_gutter_aligned() {
+    let dir = tempfile::tempdir().unwrap();
+    let long_a = format!("rewrite the parser {}end-of-a", "and keep every token span exact ".repeat(5));
+    let long_b = format!("port the lexer {}end-of-b", "without losing a byte of input ".repeat(5));
+    let mut b = ArcturnBuilder::new();
+    b.user("u1", None, "set up the project")
+        .assistant("a1", "u1", "done", &[], Use(1, 1, 0, 0, 0.0))
+        .user("ua", Some("a1"), &long_a)
+        .assistant("aa", "ua", "parser rewritten", &[], Use(1, 1, 0, 0, 0.0))
+        .user("ub", Some("a1"), &long_b);
+    let f = b.write(dir.path(), "wide.jsonl");
+    for colour in ["never", "always"] {
+        let out = cmd().env("COLUMNS", "80").args(["diff", "--wide", "--color", colour, &f]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains("end-of-a") && text.contains("end-of-b"), "{text}");
+        assert!(text.contains("ancestor"), "{text}");
+        if colour == "never" {
+            // The header, both rows and the row with only A's entry put their mark at one column.
+            let marks: Vec<usize> = text
+                .lines()
+                .filter_map(|l| {
+                    let at = [" | ", " < ", " > "].iter().filter_map(|m| l.find(m)).min()?;
+                    Some(l[..at].chars().count())
+                })
+                .collect();
+            assert!(marks.len() >= 3, "{text}");
+            assert!(marks.windows(2).all(|w| w[0] == w[1]), "{marks:?}\n{text}");
+        }
+    }
+}

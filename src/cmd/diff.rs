@@ -123,7 +123,7 @@ fn human(s: &Session<'_>, d: &Diff, p: &Palette, width: usize, out: &mut dyn Wri
     match d.ancestor {
         Some(anc) => {
             let shared = format!("({} shared)", d.shared);
-            let cell = cell(s, anc, p, width.saturating_sub("ancestor ".len() + 1 + shared.len()));
+            let cell = cell(s, anc, p, width.saturating_sub("ancestor ".len() + 1 + shared.len()), false);
             writeln!(out, "{} {} {}", p.dim("ancestor"), cell.trim_end(), p.dim(shared))?;
         }
         None => writeln!(out, "{} none", p.dim("ancestor"))?,
@@ -136,12 +136,20 @@ fn human(s: &Session<'_>, d: &Diff, p: &Palette, width: usize, out: &mut dyn Wri
     if !d.rows.is_empty() {
         // Two columns and a three-character gutter: `=` a retried prompt, `|` both sides
         // have an entry here, `<` only A, `>` only B (sdiff's marks).
-        let col = (width - 3) / 2;
+        let wide = width >= crate::render::UNLIMITED;
+        let col = if wide {
+            // `--wide`: the left column is as wide as its widest cell, and nothing is cut.
+            let cells =
+                d.rows.iter().filter_map(|r| r.a).map(|i| fit::width(&cell(s, i, &Palette::plain(), width, false)));
+            cells.chain([fit::width(&header("A", &d.a))]).max().unwrap_or(0)
+        } else {
+            width.saturating_sub(3) / 2
+        };
         writeln!(out)?;
         writeln!(out, "{}", p.dim(format!("{:<col$} | {}", header("A", &d.a), header("B", &d.b))))?;
         for r in &d.rows {
-            let left = r.a.map(|i| cell(s, i, p, col)).unwrap_or_else(|| " ".repeat(col));
-            let right = r.b.map(|i| cell(s, i, p, col)).unwrap_or_default();
+            let left = r.a.map(|i| cell(s, i, p, col, true)).unwrap_or_else(|| " ".repeat(col));
+            let right = r.b.map(|i| cell(s, i, p, if wide { width } else { col }, false)).unwrap_or_default();
             let mark = match (r.same_prompt, r.a, r.b) {
                 (true, _, _) => p.marker("="),
                 (_, Some(_), Some(_)) => "|".to_string(),
@@ -160,15 +168,16 @@ fn header(name: &str, x: &Side) -> String {
     format!("{name}: {n} entr{}", if n == 1 { "y" } else { "ies" })
 }
 
-/// `id label preview`, exactly `width` columns (cut or padded), made terminal-safe.
-fn cell(s: &Session<'_>, i: Ix, p: &Palette, width: usize) -> String {
+/// `id label preview`, at most `width` columns (cut to fit; with `pad`, padded to exactly
+/// that many), made terminal-safe.
+fn cell(s: &Session<'_>, i: Ix, p: &Palette, width: usize, pad: bool) -> String {
     let e = s.entry(i);
     let d = preview::describe_at(s, i);
     let id = crate::render::fit::truncate(&sanitize::inline(&e.id.short()), 8).into_owned();
     let rest = format!(" {:<10} {}", sanitize::inline(&d.label), sanitize::inline(&d.text));
     let room = width.saturating_sub(crate::render::fit::width(&id));
     let rest = crate::render::fit::truncate(&rest, room).into_owned();
-    let pad = room.saturating_sub(crate::render::fit::width(&rest));
+    let pad = if pad { room.saturating_sub(crate::render::fit::width(&rest)) } else { 0 };
     let rest = match (e.kind, e.message.as_ref().map(|m| m.role)) {
         (Kind::Message, Some(Role::User)) => p.user(&rest),
         _ if d.alert => p.error(&rest),
