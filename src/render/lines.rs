@@ -5,6 +5,8 @@
 use std::borrow::Cow;
 use std::io::{self, Write};
 
+use rayon::prelude::*;
+
 use crate::render::{fit, Palette};
 use crate::view::{Fit, Line, Style, CONNECTOR_COLUMNS};
 
@@ -16,17 +18,41 @@ pub struct Fitted<'l> {
     pub gap: bool,
 }
 
-/// Print `lines`, each fitted to `width` columns and coloured with `p`.
+/// Print `lines`, each fitted to `width` columns and coloured with `p`, a newline after
+/// each. The lines are taken a batch at a time and rendered on every worker, a chunk each,
+/// then written in order: the bytes are those of rendering them one by one, and memory
+/// holds a batch, not the output (a tree of a million entries is a million lines).
 pub fn write<'v>(
     out: &mut dyn Write,
     lines: impl Iterator<Item = Line<'v>>,
     width: usize,
     p: &Palette,
 ) -> io::Result<()> {
-    for line in lines {
-        writeln!(out, "{}", render(&line, width, p))?;
+    const CHUNK: usize = 1024;
+    let batch_len = CHUNK * 4 * rayon::current_num_threads().max(1);
+    let mut lines = lines.fuse();
+    let mut batch = Vec::with_capacity(batch_len);
+    loop {
+        batch.extend(lines.by_ref().take(batch_len));
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let parts: Vec<String> = batch
+            .par_chunks(CHUNK)
+            .map(|chunk| {
+                let mut text = String::new();
+                for line in chunk {
+                    text.push_str(&render(line, width, p));
+                    text.push('\n');
+                }
+                text
+            })
+            .collect();
+        batch.clear();
+        for part in &parts {
+            out.write_all(part.as_bytes())?;
+        }
     }
-    Ok(())
 }
 
 /// One line, fitted and coloured.
