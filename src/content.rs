@@ -34,12 +34,39 @@ impl Content {
             })
     }
 
+    /// The content with every text in it (texts, thinking, tool results' texts, the error)
+    /// cut to its first `chars` characters: what a preview of it reads.
+    pub fn cut(mut self, chars: usize) -> Content {
+        cut_blocks(&mut self.blocks, chars);
+        if let Some(e) = &mut self.error {
+            cut_text(e, chars);
+        }
+        self
+    }
+
     /// The tool calls of the message: (call id, name, arguments).
     pub fn tool_calls(&self) -> impl Iterator<Item = (Option<&str>, &str, &Value)> {
         self.blocks.iter().filter_map(|b| match b {
             Block::ToolCall { id, name, arguments } => Some((id.as_deref(), name.as_str(), arguments)),
             _ => None,
         })
+    }
+}
+
+fn cut_blocks(blocks: &mut [Block], chars: usize) {
+    for b in blocks {
+        match b {
+            Block::Text(text) | Block::Thinking { text, .. } => cut_text(text, chars),
+            Block::ToolResult(r) => cut_blocks(&mut r.content, chars),
+            _ => {}
+        }
+    }
+}
+
+/// Keep the first `chars` characters of `text`.
+fn cut_text(text: &mut String, chars: usize) {
+    if let Some((at, _)) = text.char_indices().nth(chars) {
+        text.truncate(at);
     }
 }
 

@@ -24,7 +24,7 @@ pub struct Description {
 /// Describe entry `i`, re-reading its line for message text (the index keeps no payloads).
 pub fn describe_at(s: &Session<'_>, i: Ix) -> Description {
     let e = s.entry(i);
-    let content = if e.kind == Kind::Message { s.content(i).ok() } else { None };
+    let content = if e.kind == Kind::Message { s.content_preview(i, PREVIEW_CHARS).ok() } else { None };
     describe(e, content.as_ref())
 }
 

@@ -159,22 +159,46 @@ impl<'a> Session<'a> {
     /// What an entry's message says, in the neutral vocabulary (read from its lines: the
     /// index keeps no payloads).
     pub fn content(&self, i: Ix) -> Result<Content> {
+        self.content_cut(i, None)
+    }
+
+    /// [`Session::content`] with every text cut to its first `chars` characters
+    /// ([`Content::cut`]): what a one-line preview needs, read without unescaping or copying
+    /// the rest of a long text (a thinking, a tool's output).
+    pub fn content_preview(&self, i: Ix, chars: usize) -> Result<Content> {
+        self.content_cut(i, Some(chars)).map(|c| c.cut(chars))
+    }
+
+    /// [`Session::content`], its prose read up to `cut` characters when given (see
+    /// [`format::Direct`]).
+    fn content_cut(&self, i: Ix, cut: Option<usize>) -> Result<Content> {
         let e = self.entry(i);
         let table = format::decoder(self.format);
-        if let Some(c) = table.direct.and_then(|direct| self.content_direct(i, direct)) {
+        if let Some(c) = table.direct.and_then(|direct| self.content_direct(i, direct, cut)) {
             return Ok(c);
         }
         let lines = e.spans().map(|sp| self.members_at(sp, table.content_keys)).collect::<Result<Vec<_>>>()?;
         Ok((table.content)(e, &lines))
     }
 
-    /// [`Session::content`] straight from the text of the entry's lines ([`format::direct`]);
-    /// `None` when `direct` declines it, or a line is not UTF-8.
-    pub fn content_direct(&self, i: Ix, direct: format::Direct) -> Option<Content> {
+    /// [`Session::content`] straight from the text of the entry's lines ([`format::direct`]),
+    /// its prose read up to `cut` characters when given; `None` when `direct` declines it, or
+    /// a line is not UTF-8. A line is read as it is stored, and again with its lone surrogate
+    /// escapes repaired ([`format::repaired`]) only when that is declined: the skimming parser
+    /// declines a lone surrogate in what it reads.
+    pub fn content_direct(&self, i: Ix, direct: format::Direct, cut: Option<usize>) -> Option<Content> {
         let bytes = self.source_bytes();
-        let lines: Vec<_> = self.entry(i).spans().map(|sp| format::repaired(&bytes[sp])).collect();
+        let e = self.entry(i);
+        let stored = e.spans().map(|sp| simdutf8::basic::from_utf8(&bytes[sp]).ok()).collect::<Option<Vec<&str>>>()?;
+        if let Ok(c) = direct(e, &stored, cut) {
+            return Some(c);
+        }
+        let lines: Vec<_> = e.spans().map(|sp| format::repaired(&bytes[sp])).collect();
+        if lines.iter().all(|l| matches!(l, std::borrow::Cow::Borrowed(_))) {
+            return None;
+        }
         let texts = lines.iter().map(|b| simdutf8::basic::from_utf8(b).ok()).collect::<Option<Vec<&str>>>()?;
-        direct(self.entry(i), &texts).ok()
+        direct(e, &texts, cut).ok()
     }
 
     /// An entry's message counted as a context estimate counts it, straight from its lines,

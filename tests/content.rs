@@ -129,7 +129,7 @@ fn content_read_directly_equals_content_read_through_values() {
             };
             let reference = (table.content)(e, &members);
             let count = counts.entry(s.format.as_str()).or_insert((0, 0));
-            match s.content_direct(i as u32, direct) {
+            match s.content_direct(i as u32, direct, None) {
                 Some(got) => {
                     assert_eq!(got, reference, "{rel}:{}: read directly, the content differs", e.line);
                     count.0 += usize::from(e.message.is_some());
@@ -142,4 +142,33 @@ fn content_read_directly_equals_content_read_through_values() {
         let (direct, declined) = counts.get(f).copied().unwrap_or_default();
         assert!(direct >= 20 && declined * 10 <= direct, "{f}: {direct} messages read directly, {declined} declined");
     }
+}
+
+/// A preview's content ([`Session::content_preview`]) is the content with every text cut to
+/// its first characters, at every cut a preview could ask for, for every entry of every
+/// bundled and real session: the texts read directly are cut as they are read, the rest
+/// after. And the preview a row shows is the one the whole content gives.
+#[test]
+fn a_preview_reads_the_start_of_every_text() {
+    let (mut entries, mut cut_short) = (0, 0);
+    each_session(|rel, s| {
+        for (i, e) in s.entries.iter().enumerate() {
+            let Ok(whole) = s.content(i as u32) else {
+                assert!(s.content_preview(i as u32, 240).is_err(), "{rel}:{}", e.line);
+                continue;
+            };
+            for chars in [0, 1, 7, 240] {
+                let got = s.content_preview(i as u32, chars).unwrap_or_else(|err| panic!("{rel}:{}: {err}", e.line));
+                assert_eq!(got, whole.clone().cut(chars), "{rel}:{}: cut to {chars}", e.line);
+            }
+            let described = arcturn_inspect::preview::describe(e, Some(&whole));
+            if e.kind == arcturn_inspect::model::Kind::Message {
+                assert_eq!(arcturn_inspect::preview::describe_at(s, i as u32), described, "{rel}:{}", e.line);
+            }
+            entries += 1;
+            cut_short += usize::from(whole.clone().cut(240) != whole);
+        }
+    });
+    // Texts longer than a preview are in the corpus: the cut is exercised.
+    assert!(entries > 500 && cut_short >= 50, "{entries} entries, {cut_short} with a text past 240 characters");
 }

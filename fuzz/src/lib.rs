@@ -80,7 +80,8 @@ pub fn skim_agrees(data: &[u8]) {
 
 /// A message's content read straight from the line's text (`format::direct`) is the content
 /// the format's content function reads from the line as a JSON value, whenever it is not
-/// declined; as a message entry and, for pi, as each of the entry kinds it reads apart.
+/// declined, and read for a preview it is that content cut; as a message entry and, for pi,
+/// as each of the entry kinds it reads apart.
 fn content_read_directly_agrees(doc: &str) {
     let Ok(whole) = serde_json::from_str::<Value>(doc) else { return };
     for format in FORMATS.into_iter().flatten() {
@@ -99,9 +100,16 @@ fn content_read_directly_agrees(doc: &str) {
                 synthetic_id: false,
                 extra: None,
             };
-            if let Ok(got) = direct(&e, &[doc]) {
-                let reference = (table.content)(&e, std::slice::from_ref(&whole));
+            let reference = (table.content)(&e, std::slice::from_ref(&whole));
+            if let Ok(got) = direct(&e, &[doc], None) {
                 assert_eq!(got, reference, "{format:?} {kind}: content of {doc:?} read directly");
+            }
+            // Read for a preview, its texts cut as they are read: the content cut.
+            for chars in [0, 3, 240] {
+                if let Ok(got) = direct(&e, &[doc], Some(chars)) {
+                    let want = reference.clone().cut(chars);
+                    assert_eq!(got.cut(chars), want, "{format:?} {kind}: content of {doc:?} cut to {chars}");
+                }
             }
         }
     }

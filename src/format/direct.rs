@@ -62,32 +62,49 @@ macro_rules! skip_scalars {
 #[derive(Default)]
 struct Text<'a>(Option<Cow<'a, str>>);
 
+/// The visitor of [`Text`] and [`Prose`].
+struct TextVisitor;
+
+impl<'de> Visitor<'de> for TextVisitor {
+    type Value = Text<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any value")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> std::result::Result<Self::Value, E> {
+        Ok(Text(Some(Cow::Borrowed(v))))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Self::Value, E> {
+        Ok(Text(Some(Cow::Owned(v.to_string()))))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> std::result::Result<Self::Value, E> {
+        Ok(Text(Some(Cow::Owned(v))))
+    }
+    skip_scalars!(Text(None));
+    fn visit_seq<A: SeqAccess<'de>>(self, a: A) -> std::result::Result<Self::Value, A::Error> {
+        drain_seq(a).map(|_| Text(None))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, a: A) -> std::result::Result<Self::Value, A::Error> {
+        drain_map(a).map(|_| Text(None))
+    }
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
 impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Text<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("any value")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> std::result::Result<Self::Value, E> {
-                Ok(Text(Some(Cow::Borrowed(v))))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Self::Value, E> {
-                Ok(Text(Some(Cow::Owned(v.to_string()))))
-            }
-            fn visit_string<E: de::Error>(self, v: String) -> std::result::Result<Self::Value, E> {
-                Ok(Text(Some(Cow::Owned(v))))
-            }
-            skip_scalars!(Text(None));
-            fn visit_seq<A: SeqAccess<'de>>(self, a: A) -> std::result::Result<Self::Value, A::Error> {
-                drain_seq(a).map(|_| Text(None))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, a: A) -> std::result::Result<Self::Value, A::Error> {
-                drain_map(a).map(|_| Text(None))
-            }
-        }
-        d.deserialize_any(V)
+        d.deserialize_any(TextVisitor)
+    }
+}
+
+/// A [`Text`] that a preview reads the start of: a message's text, thinking or error, cut
+/// by the skimming parser when it is asked to ([`skim::PROSE_TOKEN`]).
+#[derive(Default)]
+struct Prose<'a>(Text<'a>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Prose<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        d.deserialize_newtype_struct(skim::PROSE_TOKEN, TextVisitor).map(Prose)
     }
 }
 
@@ -266,8 +283,12 @@ impl<'de, E: Element + Deserialize<'de>> Deserialize<'de> for ListOf<E> {
                 }
                 Ok(ListOf(blocks, PhantomData))
             }
+            fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
+                d.deserialize_any(self)
+            }
         }
-        d.deserialize_any(V(PhantomData))
+        // A content that is a string is a text: a preview reads its start.
+        d.deserialize_newtype_struct(skim::PROSE_TOKEN, V(PhantomData))
     }
 }
 
@@ -303,7 +324,7 @@ impl Typed for BlockDe {
 /// them and the others skipped.
 fn read_block<'de, A: MapAccess<'de>>(ty: &str, mut a: A) -> std::result::Result<Block, A::Error> {
     let (mut text, mut flag, mut id, mut name, mut arguments, mut content) =
-        (Text(None), false, Text(None), Text(None), Value::Null, None);
+        (Prose::default(), false, Text(None), Text(None), Value::Null, None);
     let (text_key, flag_key, id_key, arguments_key) = match ty {
         "text" => ("text", "", "", ""),
         "thinking" => ("thinking", "redacted", "", ""),
@@ -334,8 +355,8 @@ fn read_block<'de, A: MapAccess<'de>>(ty: &str, mut a: A) -> std::result::Result
         }
     }
     Ok(match ty {
-        "text" => Block::Text(text.owned().unwrap_or_default()),
-        "thinking" => Block::Thinking { text: text.owned().unwrap_or_default(), redacted: flag },
+        "text" => Block::Text(text.0.owned().unwrap_or_default()),
+        "thinking" => Block::Thinking { text: text.0.owned().unwrap_or_default(), redacted: flag },
         "redacted_thinking" => Block::Thinking { text: String::new(), redacted: true },
         "tool_result" => Block::ToolResult(ToolResult {
             call_id: id.owned(),
@@ -348,9 +369,11 @@ fn read_block<'de, A: MapAccess<'de>>(ty: &str, mut a: A) -> std::result::Result
     })
 }
 
-/// Parse a line that is an object; any other line is declined.
-fn line<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T> {
-    skim::from_str::<Obj<T>>(text)?.0.ok_or(Error::Declined)
+/// Parse a line that is an object; any other line is declined. The line was read whole
+/// when the session was loaded: what the content does not read is skipped unchecked
+/// ([`skim::from_accepted_str`]). With `cut`, prose is read up to that many characters.
+fn line<'a, T: Deserialize<'a>>(text: &'a str, cut: Option<usize>) -> Result<T> {
+    skim::from_accepted_str_cut::<Obj<T>>(text, cut)?.0.ok_or(Error::Declined)
 }
 
 #[derive(serde::Deserialize)]
@@ -367,7 +390,7 @@ struct Message<'a> {
     #[serde(borrow, default)]
     role: Text<'a>,
     #[serde(borrow, default)]
-    error_message: Text<'a>,
+    error_message: Prose<'a>,
     #[serde(borrow, default)]
     tool_call_id: Text<'a>,
     #[serde(borrow, default)]
@@ -388,20 +411,20 @@ struct Details<'a> {
 
 /// arcturn ([`super::arcturn::content`]): the first line's message; a `toolResult` message
 /// is one tool result block.
-pub fn arcturn(_: &Entry<'_>, lines: &[&str]) -> Result<Content> {
-    arcturn_message(lines, None)
+pub fn arcturn(_: &Entry<'_>, lines: &[&str], cut: Option<usize>) -> Result<Content> {
+    arcturn_message(lines, None, cut)
 }
 
 /// The arcturn message of `lines`, declined when its role is `decline_role`.
-fn arcturn_message(lines: &[&str], decline_role: Option<&str>) -> Result<Content> {
+fn arcturn_message(lines: &[&str], decline_role: Option<&str>, cut: Option<usize>) -> Result<Content> {
     let Some(first) = lines.first() else { return Ok(Content::default()) };
-    let Some(m) = line::<MessageLine>(first)?.message.0 else { return Ok(Content::default()) };
+    let Some(m) = line::<MessageLine>(first, cut)?.message.0 else { return Ok(Content::default()) };
     let role = m.role.0.as_deref();
     if role.is_some() && role == decline_role {
         return Err(Error::Declined);
     }
     let blocks = m.content.map(|l| l.0).unwrap_or_default();
-    let error = m.error_message.owned();
+    let error = m.error_message.0.owned();
     if role == Some("toolResult") {
         let details = m.details.0;
         let offloaded = details.as_ref().is_some_and(|d| d.offloaded.0);
@@ -419,11 +442,11 @@ fn arcturn_message(lines: &[&str], decline_role: Option<&str>) -> Result<Content
 
 /// pi ([`super::pi::content`]): arcturn's messages. The entries and roles only pi writes
 /// (branch summaries, custom messages, shell executions) are declined, to the tree path.
-pub fn pi(e: &Entry<'_>, lines: &[&str]) -> Result<Content> {
+pub fn pi(e: &Entry<'_>, lines: &[&str], cut: Option<usize>) -> Result<Content> {
     if matches!(e.kind_name(), "branch_summary" | "custom_message") {
         return Err(Error::Declined);
     }
-    arcturn_message(lines, Some("bashExecution"))
+    arcturn_message(lines, Some("bashExecution"), cut)
 }
 
 #[derive(serde::Deserialize)]
@@ -439,9 +462,9 @@ struct CrabLine {
 }
 
 /// crab ([`super::crab::content`]): the first line's `message.content`.
-pub fn crab(_: &Entry<'_>, lines: &[&str]) -> Result<Content> {
+pub fn crab(_: &Entry<'_>, lines: &[&str], cut: Option<usize>) -> Result<Content> {
     let Some(first) = lines.first() else { return Ok(Content::default()) };
-    let blocks = line::<CrabLine>(first)?.message.0.and_then(|m| m.content).map(|l| l.0).unwrap_or_default();
+    let blocks = line::<CrabLine>(first, cut)?.message.0.and_then(|m| m.content).map(|l| l.0).unwrap_or_default();
     Ok(Content { blocks, error: None })
 }
 
@@ -458,10 +481,10 @@ struct ClaudeLine {
 
 /// Claude Code ([`super::claude::content`]): each line's `message.content`, else its
 /// top-level `content`; an API error's text is its error.
-pub fn claude(_: &Entry<'_>, lines: &[&str]) -> Result<Content> {
+pub fn claude(_: &Entry<'_>, lines: &[&str], cut: Option<usize>) -> Result<Content> {
     let mut out = Content::default();
     for text in lines {
-        let l: ClaudeLine = line(text)?;
+        let l: ClaudeLine = line(text, cut)?;
         let body = l.message.0.and_then(|m| m.content).or(l.content);
         out.blocks.extend(body.map(|b| b.0).unwrap_or_default());
         if l.is_api_error_message.0 && out.error.is_none() {
@@ -478,10 +501,10 @@ pub fn claude(_: &Entry<'_>, lines: &[&str]) -> Result<Content> {
 /// text items, function calls and tool outputs whose first member is their `type` are read
 /// member by member; any other item is parsed into a value and read by
 /// [`super::codex::item_blocks`].
-pub fn codex(_: &Entry<'_>, lines: &[&str]) -> Result<Content> {
+pub fn codex(_: &Entry<'_>, lines: &[&str], cut: Option<usize>) -> Result<Content> {
     let mut blocks = Vec::new();
     for text in lines {
-        let l: CodexLine = line(text)?;
+        let l: CodexLine = line(text, cut)?;
         blocks.extend(l.payload.map(|p| p.0).unwrap_or_default());
     }
     Ok(Content { blocks, error: None })
@@ -555,8 +578,8 @@ impl Typed for CodexContentItem {
         let (mut text, mut refusal) = (None, None);
         while let Some(k) = a.next_key::<Str>()? {
             match k.0.as_ref() {
-                "text" => text = Some(a.next_value::<Text>()?),
-                "refusal" => refusal = Some(a.next_value::<Text>()?),
+                "text" => text = Some(a.next_value::<Prose>()?.0),
+                "refusal" => refusal = Some(a.next_value::<Prose>()?.0),
                 _ => {
                     a.next_value::<IgnoredAny>()?;
                 }
@@ -652,7 +675,7 @@ mod tests {
                 let e = entry("message");
                 let direct = super::super::decoder(format).direct.unwrap();
                 for line in lines {
-                    let got = direct(&e, &[line.as_str()]).unwrap_or_else(|_| panic!("declined: {line}"));
+                    let got = direct(&e, &[line.as_str()], None).unwrap_or_else(|_| panic!("declined: {line}"));
                     assert_eq!(got, reference(format, &e, &[line.as_str()]), "{format:?}: {line}");
                     read += 1;
                 }
@@ -695,11 +718,11 @@ mod tests {
         let direct = super::super::decoder(Format::Codex).direct.unwrap();
         for p in payloads {
             let line = format!(r#"{{"timestamp":"2026-01-01T00:00:00Z","type":"response_item","payload":{p}}}"#);
-            let got = direct(&e, &[line.as_str()]).unwrap_or_else(|_| panic!("declined: {line}"));
+            let got = direct(&e, &[line.as_str()], None).unwrap_or_else(|_| panic!("declined: {line}"));
             assert_eq!(got, reference(Format::Codex, &e, &[line.as_str()]), "{line}");
         }
         let lines = [r#"{"type":"response_item"}"#, r#"{"payload":{"type":"message","content":"a"}}"#];
-        assert_eq!(direct(&e, &lines).unwrap(), reference(Format::Codex, &e, &lines));
+        assert_eq!(direct(&e, &lines, None).unwrap(), reference(Format::Codex, &e, &lines));
     }
 
     /// Lines and messages that are not objects, and members a line holds twice: read as the
@@ -709,7 +732,7 @@ mod tests {
         let e = entry("message");
         for line in [r#"{"kind":"message"}"#, r#"{"message":null}"#, r#"{"message":"text"}"#, r#"{"message":[1,2]}"#] {
             for format in [Format::Arcturn, Format::Crab] {
-                let got = (super::super::decoder(format).direct.unwrap())(&e, &[line]).unwrap();
+                let got = (super::super::decoder(format).direct.unwrap())(&e, &[line], None).unwrap();
                 assert_eq!(got, reference(format, &e, &[line]), "{line}");
             }
         }
@@ -724,11 +747,11 @@ mod tests {
         }
         // pi's own entries and roles go to the tree path.
         let pi = super::super::decoder(Format::Pi).direct.unwrap();
-        assert!(pi(&entry("branch_summary"), &[r#"{"summary":"s"}"#]).is_err());
-        assert!(pi(&e, &[r#"{"message":{"role":"bashExecution","command":"ls"}}"#]).is_err());
+        assert!(pi(&entry("branch_summary"), &[r#"{"summary":"s"}"#], None).is_err());
+        assert!(pi(&e, &[r#"{"message":{"role":"bashExecution","command":"ls"}}"#], None).is_err());
     }
 
     fn direct_arcturn(e: &Entry<'_>, line: &str) -> Result<Content> {
-        arcturn(e, &[line])
+        arcturn(e, &[line], None)
     }
 }

@@ -141,7 +141,10 @@ pub struct Decoder {
 }
 
 /// Decode an entry's message content from the text of each of its lines ([`Decoder::direct`]).
-pub type Direct = fn(&crate::model::Entry<'_>, &[&str]) -> skim::Result<Content>;
+/// Given a number of characters, it may read only that many of each text of the message
+/// (its prose: texts, thinking, the error), for a preview: [`Content::cut`] of what it gives
+/// is then the content cut to them.
+pub type Direct = fn(&crate::model::Entry<'_>, &[&str], Option<usize>) -> skim::Result<Content>;
 
 /// Count an entry's message from the text of each of its lines ([`Decoder::tally`]).
 pub type Count = fn(&[&str]) -> Option<crate::content::Tally>;

@@ -34,6 +34,14 @@ const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 /// deserialized as usual.
 pub const JS_LEN_TOKEN: &str = "$arcturn_inspect::private::JsLen";
 
+/// This crate's own protocol for reading the start of a long text: a value deserialized as a
+/// newtype struct of this name is, when it is a string and the parser was given a number of
+/// characters ([`from_accepted_str_cut`]), handed to the visitor as its first that many
+/// characters only (borrowed, or unescaped up to there: a preview of a thinking or of a tool's
+/// output is a line, not its megabytes). Any other value, or with no number, is deserialized as
+/// usual.
+pub const PROSE_TOKEN: &str = "$arcturn_inspect::private::Prose";
+
 /// Deserialize `T` from one line of valid UTF-8.
 pub fn from_str<'de, T: de::Deserialize<'de>>(text: &'de str) -> Result<T> {
     read(Skim::new(text, None), std::marker::PhantomData)
@@ -62,8 +70,15 @@ fn read<'de, S: DeserializeSeed<'de>>(mut s: Skim<'de>, seed: S) -> Result<S::Va
 /// rest of the line is not read. On a line that is not valid JSON the result may differ
 /// from [`from_str`]'s, never more.
 pub fn from_accepted_str<'de, T: de::Deserialize<'de>>(text: &'de str) -> Result<T> {
+    from_accepted_str_cut(text, None)
+}
+
+/// [`from_accepted_str`], with each string read through [`PROSE_TOKEN`] cut to its first
+/// `chars` characters when `chars` is given.
+pub fn from_accepted_str_cut<'de, T: de::Deserialize<'de>>(text: &'de str, chars: Option<usize>) -> Result<T> {
     let mut s = Skim::new(text, None);
     s.accepted = true;
+    s.cut = chars;
     T::deserialize(&mut s)
 }
 
@@ -226,6 +241,8 @@ struct Skim<'de> {
     /// The line was accepted before ([`from_accepted_str`]): ignored containers are skipped
     /// unchecked.
     accepted: bool,
+    /// How many characters of a [`PROSE_TOKEN`] string are read ([`from_accepted_str_cut`]).
+    cut: Option<usize>,
 }
 
 impl Drop for Skim<'_> {
@@ -240,7 +257,7 @@ impl<'de> Skim<'de> {
         let Scratch { mut keys, mut frames } = SCRATCH.take();
         keys.clear();
         frames.clear();
-        Skim { s: text, b: text.as_bytes(), i: 0, depth: 0, keys, frames, bloom: 0, audit, accepted: false }
+        Skim { s: text, b: text.as_bytes(), i: 0, depth: 0, keys, frames, bloom: 0, audit, accepted: false, cut: None }
     }
 
     /// Note an anomaly: collected when auditing, else the line is declined.
@@ -872,6 +889,29 @@ fn either64(block: &[u8; 64], a: u8, b: u8) -> u64 {
     block.iter().enumerate().fold(0, |m, (k, &c)| m | u64::from(c == a || c == b) << k)
 }
 
+/// The length of the start of a string body `s` (escaped, without quotes, scanned already)
+/// that stands for its first `chars` characters: an escape is one character (a surrogate
+/// pair's two escapes one), any other character its UTF-8 bytes.
+fn escaped_prefix_len(s: &str, chars: usize) -> usize {
+    let b = s.as_bytes();
+    let mut at = 0;
+    for _ in 0..chars {
+        let Some(&c) = b.get(at) else { break };
+        at += match c {
+            b'\\' if b.get(at + 1) == Some(&b'u') => match super::hex_at(b, at + 2) {
+                Some(0xD800..=0xDBFF) => 12,
+                _ => 6,
+            },
+            b'\\' => 2,
+            0x00..=0x7F => 1,
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            _ => 4,
+        };
+    }
+    at.min(b.len())
+}
+
 /// Decode the escapes of a string body (without quotes). Lone surrogates are an error, as
 /// in serde_json (lines with them were repaired before they got here).
 fn unescape(s: &str) -> Result<String> {
@@ -1012,6 +1052,20 @@ impl<'de> Deserializer<'de> for &mut Skim<'de> {
             let (end, units) = scan_str_units(self.b, self.i + 1).ok_or(DECLINED)?;
             self.i = end;
             return v.visit_newtype_struct(de::value::U64Deserializer::<Error>::new(units));
+        }
+        if name == PROSE_TOKEN {
+            return match (self.cut, self.peek()?) {
+                (Some(chars), b'"') => {
+                    let start = self.i + 1;
+                    let escaped = self.skip_str()?;
+                    let body = self.s.get(start..self.i - 1).ok_or(DECLINED)?;
+                    match body_text(body.get(..escaped_prefix_len(body, chars)).ok_or(DECLINED)?, escaped)? {
+                        Cow::Borrowed(text) => v.visit_borrowed_str(text),
+                        Cow::Owned(text) => v.visit_string(text),
+                    }
+                }
+                _ => self.deserialize_any(v),
+            };
         }
         if name == RAW_VALUE_TOKEN {
             // Hand serde_json's `&RawValue` the raw text of the value, as serde_json does.
@@ -1464,6 +1518,73 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A string read through [`PROSE_TOKEN`] with a number of characters is the first that
+    /// many characters of the string serde_json reads, at every number up to past its end,
+    /// with every kind of escape and of character around the cut; without a number, or for a
+    /// value that is not a string, it is read as usual.
+    #[test]
+    fn prose_cut_to_every_length_is_the_start_of_the_text() {
+        struct Prose(Value);
+        impl<'de> de::Deserialize<'de> for Prose {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = Prose;
+                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                        f.write_str("a value")
+                    }
+                    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> std::result::Result<Prose, E> {
+                        Ok(Prose(Value::String(format!("borrowed:{v}"))))
+                    }
+                    fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Prose, E> {
+                        Ok(Prose(Value::String(v.to_string())))
+                    }
+                    fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Prose, E> {
+                        Ok(Prose(Value::from(v)))
+                    }
+                    fn visit_seq<A: de::SeqAccess<'de>>(self, mut a: A) -> std::result::Result<Prose, A::Error> {
+                        let mut n = 0;
+                        while a.next_element::<de::IgnoredAny>()?.is_some() {
+                            n += 1;
+                        }
+                        Ok(Prose(Value::from(n)))
+                    }
+                }
+                d.deserialize_newtype_struct(PROSE_TOKEN, V)
+            }
+        }
+        let text = |p: Prose| match p.0 {
+            Value::String(s) => s.strip_prefix("borrowed:").map_or(s.clone(), str::to_string),
+            v => panic!("not a string: {v}"),
+        };
+        let bodies = [
+            String::new(),
+            "plain ascii text".to_string(),
+            r#"caf\u00e9 \n\t\\ \\\" end"#.to_string(),
+            r"\ud83d\ude00 emoji \ud83d\ude00".to_string(),
+            format!("d\u{e9}j\u{e0} \u{65e5}\u{672c} \u{1f600} {} \u{1f600}", r"\u00e9\n"),
+            format!("{}{}{}", "x".repeat(70), r"\n", "\u{e9}".repeat(20)),
+        ];
+        for body in &bodies {
+            let line = format!("\"{body}\"");
+            let full: String = serde_json::from_str(&line).unwrap();
+            let n = full.chars().count();
+            assert_eq!(text(from_accepted_str_cut::<Prose>(&line, None).unwrap()), full);
+            for cut in 0..=n + 2 {
+                let got = text(from_accepted_str_cut::<Prose>(&line, Some(cut)).unwrap());
+                assert_eq!(got, full.chars().take(cut).collect::<String>(), "{cut} of {line}");
+            }
+            // Borrowed when the string has no escape.
+            let cut = from_accepted_str_cut::<Prose>(&line, Some(4)).unwrap();
+            let borrowed = matches!(&cut.0, Value::String(s) if s.starts_with("borrowed:"));
+            assert_eq!(borrowed, !body.contains('\\'), "{line}");
+        }
+        assert_eq!(from_accepted_str_cut::<Prose>("[1,2,3]", Some(1)).unwrap().0, Value::from(3));
+        assert_eq!(from_accepted_str_cut::<Prose>("7", Some(0)).unwrap().0, Value::from(7));
+        // A lone surrogate is declined, cut or not, as the full read declines it.
+        assert!(from_accepted_str_cut::<Prose>(r#""a\ud800 b""#, Some(1)).is_err());
     }
 
     #[test]
