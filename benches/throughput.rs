@@ -154,9 +154,11 @@ fn run() -> Result<(), String> {
         }
         benches.push(Bench { label, program: binary.clone(), args: argv, floor });
     };
-    let commands: [&[&str]; 11] = [
+    let commands: [&[&str]; 13] = [
         &["check"],
         &["tree", "--json"],
+        &["tree"],
+        &["path"],
         &["leaves"],
         &["stats", "--json"],
         &["trace", "--json"],
