@@ -65,6 +65,10 @@ fn cut_blocks(blocks: &mut [Block], chars: usize) {
 
 /// Keep the first `chars` characters of `text`.
 fn cut_text(text: &mut String, chars: usize) {
+    // A text of at most `chars` bytes has at most `chars` characters.
+    if text.len() <= chars {
+        return;
+    }
     if let Some((at, _)) = text.char_indices().nth(chars) {
         text.truncate(at);
     }

@@ -49,30 +49,53 @@ fn kept(c: char, keep_lines: bool) -> bool {
     }
 }
 
+/// The bytes that may start a character [`kept`] does not keep: the control bytes, DEL, and
+/// the lead bytes of the C1 controls and of every invisible character ([`is_invisible`]).
+/// Any other byte starts a character the rule keeps, or is inside one (a test checks every
+/// Unicode scalar value), so only these are looked at.
+const LOOK: [bool; 256] = {
+    let mut look = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        look[b] = true;
+        b += 1;
+    }
+    look[0x7f] = true;
+    let leads = [0xC2, 0xCD, 0xD8, 0xE1, 0xE2, 0xE3, 0xEF, 0xF0, 0xF3];
+    let mut k = 0;
+    while k < leads.len() {
+        look[leads[k]] = true;
+        k += 1;
+    }
+    look
+};
+
 /// Push `s` by [`escape_char`]'s rule, each run of characters it keeps copied whole; with
-/// `sgr`, the palette's colour sequences (`ESC [ digits/semicolons m`) pass unchanged.
+/// `sgr`, the palette's colour sequences (`ESC [ digits/semicolons m`) pass unchanged. Only
+/// the characters that start with a [`LOOK`] byte are decoded and checked.
 fn push_clean(out: &mut String, s: &str, keep_lines: bool, sgr: bool) {
-    let mut run = 0;
-    let mut chars = s.char_indices();
-    while let Some((i, c)) = chars.next() {
+    let b = s.as_bytes();
+    let (mut run, mut i) = (0, 0);
+    while let Some(skip) = b.get(i..).and_then(|rest| rest.iter().position(|&c| LOOK[usize::from(c)])) {
+        i += skip;
+        // A control byte, DEL or a lead byte: the start of a character.
+        let Some(c) = s.get(i..).and_then(|rest| rest.chars().next()) else { break };
         if kept(c, keep_lines) {
+            i += c.len_utf8();
             continue;
         }
         out.push_str(&s[run..i]);
         match if c == '\x1b' && sgr { sgr_len(&s[i..]) } else { None } {
             Some(n) => {
                 out.push_str(&s[i..i + n]);
-                // Skip the rest of the sequence (all ASCII, one byte a char).
-                for _ in 1..n {
-                    chars.next();
-                }
-                run = i + n;
+                i += n;
             }
             None => {
                 escape_char(out, c, keep_lines);
-                run = i + c.len_utf8();
+                i += c.len_utf8();
             }
         }
+        run = i;
     }
     out.push_str(&s[run..]);
 }
@@ -226,6 +249,52 @@ mod tests {
                 let mut out = String::new();
                 escape_char(&mut out, c, keep_lines);
                 assert_eq!(kept(c, keep_lines), out == c.to_string(), "{:?} {keep_lines}", c);
+            }
+        }
+    }
+
+    /// Every character the rule does not keep starts with a byte [`push_clean`] looks at.
+    #[test]
+    fn every_character_not_kept_starts_with_a_byte_looked_at() {
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            let mut utf8 = [0; 4];
+            let lead = c.encode_utf8(&mut utf8).as_bytes()[0];
+            for keep_lines in [false, true] {
+                assert!(kept(c, keep_lines) || LOOK[usize::from(lead)], "{c:?} {keep_lines}");
+            }
+        }
+        // Continuation bytes are never looked at: a byte looked at starts a character.
+        assert!((0x80..0xC0).all(|b| !LOOK[b]));
+    }
+
+    /// Cleaning a run at a time gives what the rule gives a character at a time, over text
+    /// that holds every Unicode scalar value, colour sequences and broken ones among them.
+    #[test]
+    fn runs_are_cleaned_as_characters_are() {
+        let all: Vec<char> = (0..=0x10FFFF).filter_map(char::from_u32).collect();
+        for chunk in all.chunks(997) {
+            let mut text: String = chunk.iter().collect();
+            text.push_str("\x1b[1;31mred\x1b[0m \x1b[31 \x1b]8;;x\x07 plain");
+            for keep_lines in [false, true] {
+                for sgr in [false, true] {
+                    let mut want = String::new();
+                    let mut rest = text.as_str();
+                    while let Some(c) = rest.chars().next() {
+                        match if c == '\x1b' && sgr { sgr_len(rest) } else { None } {
+                            Some(n) => {
+                                want.push_str(&rest[..n]);
+                                rest = &rest[n..];
+                            }
+                            None => {
+                                escape_char(&mut want, c, keep_lines);
+                                rest = &rest[c.len_utf8()..];
+                            }
+                        }
+                    }
+                    let mut got = String::new();
+                    push_clean(&mut got, &text, keep_lines, sgr);
+                    assert_eq!(got, want, "{keep_lines} {sgr}");
+                }
             }
         }
     }
