@@ -894,6 +894,10 @@ fn either64(block: &[u8; 64], a: u8, b: u8) -> u64 {
 /// pair's two escapes one), any other character its UTF-8 bytes.
 fn escaped_prefix_len(s: &str, chars: usize) -> usize {
     let b = s.as_bytes();
+    // Every character takes a byte at least: a body that short is all of its start.
+    if b.len() <= chars {
+        return b.len();
+    }
     let mut at = 0;
     for _ in 0..chars {
         let Some(&c) = b.get(at) else { break };
