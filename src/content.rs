@@ -65,13 +65,17 @@ fn cut_blocks(blocks: &mut [Block], chars: usize) {
 
 /// Keep the first `chars` characters of `text`.
 fn cut_text(text: &mut String, chars: usize) {
-    // A text of at most `chars` bytes has at most `chars` characters.
-    if text.len() <= chars {
-        return;
+    let len = first_chars(text, chars).len();
+    text.truncate(len);
+}
+
+/// At most the first `n` characters of `s`.
+pub fn first_chars(s: &str, n: usize) -> &str {
+    // A text of at most `n` bytes has at most `n` characters.
+    if s.len() <= n {
+        return s;
     }
-    if let Some((at, _)) = text.char_indices().nth(chars) {
-        text.truncate(at);
-    }
+    s.char_indices().nth(n).map_or(s, |(at, _)| &s[..at])
 }
 
 /// One content block.

@@ -98,7 +98,10 @@ fn message(e: &Entry<'_>, c: Option<&Content>) -> Description {
     let Some(m) = &e.message else {
         return Description { label: "message".into(), text: "(no message)".into(), alert: true };
     };
-    let text = c.and_then(Content::first_text).map(|t| first_line(prefix(t, PREVIEW_CHARS))).unwrap_or_default();
+    let text = c
+        .and_then(Content::first_text)
+        .map(|t| first_line(crate::content::first_chars(t, PREVIEW_CHARS)))
+        .unwrap_or_default();
     match m.role {
         Role::User => Description { label: "user".into(), text, alert: false },
         Role::System => Description { label: "operator".into(), text, alert: false },
@@ -168,16 +171,7 @@ pub fn main_argument(args: &Value) -> String {
         .iter()
         .find_map(|k| map.get(*k).and_then(|v| v.as_str()))
         .or_else(|| map.values().find_map(|v| v.as_str()));
-    pick.map(|s| first_line(prefix(s, PREVIEW_CHARS))).unwrap_or_default()
-}
-
-/// At most `n` characters of `s`.
-fn prefix(s: &str, n: usize) -> &str {
-    // A text of at most `n` bytes has at most `n` characters.
-    if s.len() <= n {
-        return s;
-    }
-    s.char_indices().nth(n).map_or(s, |(at, _)| &s[..at])
+    pick.map(|s| first_line(crate::content::first_chars(s, PREVIEW_CHARS))).unwrap_or_default()
 }
 
 fn model_name(raw: &str) -> String {
