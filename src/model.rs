@@ -396,10 +396,12 @@ pub struct Entry<'a> {
     /// The line's bytes in the source (for `show` and for views that need the payload).
     pub span: Range<usize>,
     pub kind: Kind,
-    /// The kind as written in the file (meaningful for unknown kinds), when it is written
-    /// without escapes, as it nearly always is: [`Entry::kind_name`] reads either way, and
-    /// [`Entry::named`] sets it.
-    pub kind_text: &'a str,
+    /// The kind as written in the file (meaningful for unknown kinds), as its place in
+    /// [`KIND_NAMES`] when it is one of them (as it nearly always is), else
+    /// [`OTHER_KIND`] and the name in the box of rarer parts: [`Entry::kind_name`] reads
+    /// either way, and [`Entry::named`] sets it. (A byte of the entry's padding, where a
+    /// reference to the text took 16 bytes.)
+    pub kind_at: u8,
     pub id: Id<'a>,
     /// `None` for a root (`null`), and also when the field is missing (reported).
     pub parent: Option<Id<'a>>,
@@ -435,31 +437,70 @@ pub struct Extra<'a> {
     pub state: Option<Box<State<'a>>>,
     /// A label entry's text ([`Entry::label_text`]).
     pub label_text: Option<Text<'a>>,
-    /// The kind as written, when the file escapes it (`"\u0075ser"`), unescaped; the entry's
-    /// own `kind_text` is empty then.
-    pub kind_name: Option<String>,
+    /// The kind as written, when it is not one of [`KIND_NAMES`] (the entry's `kind_at` is
+    /// [`OTHER_KIND`] then).
+    pub kind_name: Option<Cow<'a, str>>,
 }
+
+/// The kinds the formats write, so that an entry names its kind with a byte. Any other name
+/// is kept whole ([`Extra::kind_name`]); the most frequent names come first.
+pub const KIND_NAMES: &[&str] = &[
+    "",
+    "message",
+    "user",
+    "assistant",
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "local_shell_call",
+    "web_search_call",
+    "token_count",
+    "meta",
+    "system",
+    "progress",
+    "compaction",
+    "compacted",
+    "label",
+    "state",
+    "summary",
+    "attachment",
+    "file-history-snapshot",
+    "queue-operation",
+    "model_change",
+    "thinking_level_change",
+    "branch_summary",
+    "custom_message",
+    "custom",
+    "session_info",
+];
+
+/// The `kind_at` of an entry whose kind's name is not one of [`KIND_NAMES`].
+pub const OTHER_KIND: u8 = u8::MAX;
 
 impl<'a> Entry<'a> {
     /// The kind as written in the file (meaningful for unknown kinds).
     pub fn kind_name(&self) -> &str {
-        self.extra.as_ref().and_then(|x| x.kind_name.as_deref()).unwrap_or(self.kind_text)
+        match KIND_NAMES.get(usize::from(self.kind_at)) {
+            Some(name) => name,
+            None => self.extra.as_ref().and_then(|x| x.kind_name.as_deref()).unwrap_or_default(),
+        }
     }
 
-    /// The entry with the kind as written: text read straight from the file is kept as a
-    /// reference into it, an unescaped copy in the box of rarer parts (8 bytes an entry
-    /// less than a `Cow`).
+    /// The entry with the kind as written: a name of [`KIND_NAMES`] as its place there, any
+    /// other in the box of rarer parts.
     pub fn named(mut self, name: Cow<'a, str>) -> Entry<'a> {
-        match name {
-            Cow::Borrowed(text) => {
-                self.kind_text = text;
+        match KIND_NAMES.iter().position(|k| *k == name) {
+            Some(at) => {
+                self.kind_at = at as u8;
                 if let Some(x) = self.extra.as_mut() {
                     x.kind_name = None;
                 }
             }
-            Cow::Owned(text) => {
-                self.kind_text = "";
-                self.extra_mut().kind_name = Some(text);
+            None => {
+                self.kind_at = OTHER_KIND;
+                self.extra_mut().kind_name = Some(name);
             }
         }
         self
@@ -922,7 +963,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<Id>(), 24);
         // The made-up-id flag sits in the entry's padding, and the parts few entries have
         // (a compaction, a state change, a label's text) in its box of rarer parts.
-        assert_eq!(std::mem::size_of::<Entry>(), 112);
+        assert_eq!(std::mem::size_of::<Entry>(), 96);
         // A reply's model, usage and stop reason are boxed apart: prompts and tool results
         // carry none of them.
         assert_eq!(std::mem::size_of::<Message>(), 128);

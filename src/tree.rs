@@ -372,7 +372,7 @@ mod tests {
             line,
             span: 0..0,
             kind: Kind::Label,
-            kind_text: "label",
+            kind_at: 0,
             id: Id::copied(id),
             parent: parent.map(Id::copied),
             timestamp: crate::model::Ms::NONE,
@@ -380,6 +380,7 @@ mod tests {
             synthetic_id: false,
             extra: None,
         }
+        .named(std::borrow::Cow::Borrowed("label"))
     }
 
     #[test]

@@ -92,14 +92,15 @@ fn content_read_directly_agrees(doc: &str) {
                 line: 1,
                 span: 0..doc.len(),
                 kind: Kind::Message,
-                kind_text: kind,
+                kind_at: 0,
                 id: Id::copied("e"),
                 parent: None,
                 timestamp: None.into(),
                 message: None,
                 synthetic_id: false,
                 extra: None,
-            };
+            }
+            .named(std::borrow::Cow::Borrowed(kind));
             let reference = (table.content)(&e, std::slice::from_ref(&whole));
             if let Ok(got) = direct(&e, &[doc], None) {
                 assert_eq!(got, reference, "{format:?} {kind}: content of {doc:?} read directly");

@@ -184,7 +184,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         line: n,
         span: line.span.clone(),
         kind,
-        kind_text: "",
+        kind_at: 0,
         id,
         parent,
         timestamp: crate::model::Ms::NONE,

@@ -609,7 +609,7 @@ mod tests {
             line: 1,
             span: 0..0,
             kind: Kind::Message,
-            kind_text: kind,
+            kind_at: 0,
             id: crate::model::Id::copied("a"),
             parent: None,
             timestamp: None.into(),
@@ -617,6 +617,7 @@ mod tests {
             synthetic_id: false,
             extra: None,
         }
+        .named(std::borrow::Cow::Borrowed(kind))
     }
 
     /// Every odd shape a member can take is read as the tree path reads it, or declined.
