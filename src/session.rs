@@ -1,6 +1,8 @@
 //! A loaded session: the decoded records of one source plus its tree index and the findings
 //! made while loading. This is what every view takes as input.
 
+use rayon::prelude::*;
+
 use crate::content::Content;
 use crate::error::{Error, Result};
 use crate::finding::{Code, Finding, Severity};
@@ -16,6 +18,8 @@ pub struct Session<'a> {
     /// Model calls, runs and compaction events are in observation records, not derived
     /// from the entries (see [`format::Decoder::observed`]).
     pub observed: bool,
+    /// What the load kept of each record ([`Detail::Index`] or [`Detail::Full`]).
+    pub detail: Detail,
     pub header: Option<Header<'a>>,
     /// Tree entries (arcturn entries, crab messages) in file order.
     pub entries: Vec<Entry<'a>>,
@@ -98,6 +102,7 @@ impl<'a> Session<'a> {
             source,
             format: d.format,
             observed: table.observed,
+            detail: detail.kept_in(d.format),
             header: d.header,
             entries: d.entries,
             tools: d.tools,
@@ -118,6 +123,20 @@ impl<'a> Session<'a> {
 
     pub fn entry(&self, i: Ix) -> &Entry<'a> {
         &self.entries[i as usize]
+    }
+
+    /// Give the entries `ix` their messages back, read from their lines, after a load that
+    /// let them go ([`Detail::Shown`]); nothing to do after one that kept them.
+    pub fn read_back(&mut self, ix: &[Ix]) {
+        if self.detail == Detail::Full {
+            return;
+        }
+        let (bytes, format) = (self.source.bytes(), self.format);
+        let messages: Vec<_> =
+            ix.par_iter().map(|&i| format::read_back(bytes, &self.entries[i as usize], format)).collect();
+        for (&i, m) in ix.iter().zip(messages) {
+            self.entries[i as usize].message = m;
+        }
     }
 
     /// The raw bytes of an entry's line.

@@ -172,3 +172,40 @@ fn a_preview_reads_the_start_of_every_text() {
     // Texts longer than a preview are in the corpus: the cut is exercised.
     assert!(entries > 500 && cut_short >= 50, "{entries} entries, {cut_short} with a text past 240 characters");
 }
+
+/// A load that lets the messages go where the format allows ([`Detail::Shown`]), then reads
+/// every entry's message back from its line, holds what a full load holds: the same entries
+/// with the same messages, the same tool uses and the same findings. Checked for every bundled
+/// and real session; the formats whose messages are built from several lines keep them.
+#[test]
+fn messages_read_back_are_the_ones_a_full_load_keeps() {
+    use arcturn_inspect::format::Detail;
+    let mut read_back = std::collections::BTreeMap::new();
+    let mut files = all_testdata();
+    files.extend(real_files());
+    for rel in &files {
+        let Ok(src) = Source::open(&root().join(rel), ReadOptions::default()) else { continue };
+        let Ok(full) = Session::load(&src, None) else { continue };
+        let mut lean = Session::load_with(&src, None, Detail::Shown).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        let all: Vec<u32> = (0..lean.entries.len() as u32).collect();
+        if lean.detail == Detail::Index {
+            assert!(lean.entries.iter().all(|e| e.message.is_none()), "{rel}: messages kept");
+            lean.read_back(&all);
+            *read_back.entry(full.format.as_str()).or_insert(0) +=
+                full.entries.iter().filter(|e| e.message.is_some()).count();
+        } else {
+            assert!(
+                matches!(full.format, Format::Claude | Format::Codex),
+                "{rel}: {:?} kept its messages",
+                full.format
+            );
+        }
+        assert_eq!(format!("{:?}", lean.entries), format!("{:?}", full.entries), "{rel}: entries");
+        assert_eq!(format!("{:?}", lean.tools), format!("{:?}", full.tools), "{rel}: tool uses");
+        assert_eq!(lean.findings, full.findings, "{rel}: findings");
+    }
+    for f in ["arcturn", "crab", "pi"] {
+        let n = read_back.get(f).copied().unwrap_or(0);
+        assert!(n >= 20, "{f}: only {n} messages read back ({read_back:?})");
+    }
+}

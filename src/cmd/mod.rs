@@ -150,7 +150,12 @@ impl Ctx {
     /// everything else as warnings (`-q` silences warnings). With `--strict`, any finding
     /// is fatal.
     pub fn load<'a>(&self, src: &'a Source) -> Result<Session<'a>> {
-        let (s, lines) = self.load_reporting(src);
+        self.load_with(src, crate::format::Detail::Full)
+    }
+
+    /// [`Ctx::load`], keeping only `detail` of each record.
+    pub fn load_with<'a>(&self, src: &'a Source, detail: crate::format::Detail) -> Result<Session<'a>> {
+        let (s, lines) = self.load_reporting_with(src, detail);
         let mut err = self.stderr();
         for l in lines {
             let _ = writeln!(err, "{l}");

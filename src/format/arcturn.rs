@@ -20,6 +20,7 @@ pub const DECODER: Decoder = Decoder {
     decode,
     explain,
     fold: None,
+    line_messages: true,
     content,
     content_keys: &["message"],
     direct: Some(super::direct::arcturn),

@@ -30,6 +30,7 @@ pub const DECODER: Decoder = Decoder {
     decode,
     explain,
     fold: Some(super::Fold::Streamed(start)),
+    line_messages: false,
     content,
     content_keys: &["message", "content", "isApiErrorMessage"],
     direct: Some(super::direct::claude),

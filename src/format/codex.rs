@@ -42,6 +42,7 @@ pub const DECODER: Decoder = Decoder {
     decode,
     explain,
     fold: Some(super::Fold::Streamed(start)),
+    line_messages: false,
     content,
     content_keys: &["payload"],
     direct: Some(super::direct::codex),

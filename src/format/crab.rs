@@ -15,6 +15,7 @@ pub const DECODER: Decoder = Decoder {
     decode,
     explain,
     fold: None,
+    line_messages: true,
     content,
     content_keys: &["message"],
     direct: Some(super::direct::crab),

@@ -33,7 +33,7 @@ use serde::de::IgnoredAny;
 use crate::content::Content;
 use crate::error::{Error, Result};
 use crate::finding::{Code, Finding};
-use crate::model::{Entry, Format, Header, Id, Kind, Observation, ToolSide, ToolUse};
+use crate::model::{Entry, Format, Header, Id, Kind, Message, Observation, ToolSide, ToolUse};
 use crate::source::{Line, Source};
 
 /// Below this size a file is decoded on one thread: splitting costs more than it saves.
@@ -78,6 +78,22 @@ pub enum Detail {
     /// The index, the tool calls and the findings: message bodies are decoded and checked
     /// but not kept, which saves most of the memory a load takes (`check`).
     Index,
+    /// [`Detail::Index`] in a format whose messages are each their line's alone
+    /// ([`Decoder::line_messages`]), for a view that shows a few of them and reads those
+    /// back ([`crate::session::Session::read_back`]); [`Detail::Full`] in the others.
+    Shown,
+}
+
+impl Detail {
+    /// What a load asked for `self` keeps of a `format` file: [`Detail::Shown`] is one of the
+    /// others.
+    pub fn kept_in(self, format: Format) -> Detail {
+        match self {
+            Detail::Shown if decoder(format).line_messages => Detail::Index,
+            Detail::Shown => Detail::Full,
+            d => d,
+        }
+    }
 }
 
 /// Which parser [`parse`] uses.
@@ -111,6 +127,10 @@ pub struct Decoder {
     /// messages are let go after it, so what only a message shows (a result's tool name)
     /// need not be worked out.
     pub fold: Option<Fold>,
+    /// An entry's message is what its line decodes to, whatever the rest of the file holds
+    /// (the pass, if any, leaves messages as they are): it can be read back from the line
+    /// alone ([`read_back`]).
+    pub line_messages: bool,
     /// An entry's message content, from the parsed JSON of each of its lines.
     pub content: fn(&Entry<'_>, &[serde_json::Value]) -> Content,
     /// The top-level members of a line that `content` reads; the rest of the line is skipped
@@ -272,6 +292,7 @@ pub fn decode(source: &Source, forced: Option<Format>, detail: Detail) -> Result
         None => detect(source)?,
     };
     let dec = decoder(format);
+    let detail = detail.kept_in(format);
     // A fold reads the messages, so they are let go only after it.
     let part_detail = if dec.fold.is_some() { Detail::Full } else { detail };
     let body = source.body();
@@ -475,6 +496,24 @@ impl<'a> Part<'a> {
             Record::Observation(o) => self.observations.push(*o),
             Record::Other => self.others += 1,
         }
+    }
+}
+
+/// The message of entry `e` read back from its line, decoded as the load decoded it (the
+/// findings are the load's, and not made again), for a load that let the messages go in a
+/// format whose messages are their line's alone ([`Decoder::line_messages`]). `None` for an
+/// entry without one.
+pub fn read_back<'a>(bytes: &'a [u8], e: &Entry<'a>, format: Format) -> Option<Box<Message<'a>>> {
+    let dec = decoder(format);
+    let text = simdutf8::basic::from_utf8(bytes.get(e.span.clone())?).ok()?;
+    let line = Line { number: e.line, span: e.span.clone(), terminated: true };
+    let (_, result) = match (dec.decode)(text, &line, Effort::Skim) {
+        Err(Fail::Declined) => careful(text, &line, &dec, &mut Vec::new()),
+        r => (text, r),
+    };
+    match result {
+        Ok((Record::Entry(read), _)) => read.message,
+        _ => None,
     }
 }
 

@@ -28,6 +28,7 @@ pub const DECODER: Decoder = Decoder {
     decode,
     explain,
     fold: Some(super::Fold::Whole(fold)),
+    line_messages: true,
     content,
     content_keys: &["message", "summary", "content"],
     direct: Some(super::direct::pi),
