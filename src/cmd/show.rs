@@ -8,11 +8,13 @@ use std::io::Write;
 use super::{io_err, Ctx, Outcome};
 use crate::cli::ShowArgs;
 use crate::error::Result;
+use crate::format::Detail;
 use crate::render::json;
 
 pub fn run(ctx: &Ctx, a: &ShowArgs, out: &mut dyn Write) -> Result<Outcome> {
     let src = ctx.open(Some(&a.file))?;
-    let s = ctx.load(src)?;
+    // The entry is printed from its lines: no message is kept.
+    let s = ctx.load_with(src, Detail::Index)?;
     let i = s.find(&a.id)?;
     let line = s.entry(i).line;
     if s.findings.iter().any(|f| f.line == Some(line) && f.code.is_hidden_by_parsers()) {
