@@ -314,7 +314,7 @@ fn place(s: &Session<'_>, ix: Ix, secret: &str, calls: &HashMap<&str, &str>) -> 
         Role::Assistant => "assistant".into(),
         Role::ToolResult => "tool_result".into(),
         Role::System => "system".into(),
-        Role::Other => m.role_name.to_string(),
+        Role::Other => m.role_name().to_string(),
     });
     let result_tool = |call: Option<&str>, name: Option<&str>| {
         name.or_else(|| call.and_then(|c| calls.get(c).copied())).map(str::to_string)

@@ -303,7 +303,7 @@ impl Walk {
             let Some(e) = m.ix.map(|i| s.entry(i)) else { continue };
             let Some(msg) = &e.message else { continue };
             m.entry_id = Some(e.id.to_owned_id());
-            m.role = msg.role_name.to_string();
+            m.role = msg.role_name().to_string();
             m.refusal = msg.stop_reason() == Some("refusal");
         }
         let ledger: HashSet<&str> = self.ledger.iter().map(String::as_str).collect();

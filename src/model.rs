@@ -573,7 +573,7 @@ impl<'a> Entry<'a> {
 impl Entry<'_> {
     /// The message role as written (`user`, `assistant`, `toolResult`, ...), if a message.
     pub fn role_name(&self) -> Option<&str> {
-        self.message.as_ref().map(|m| m.role_name.as_ref())
+        self.message.as_ref().map(|m| m.role_name())
     }
 }
 
@@ -683,7 +683,11 @@ fn hex4(chars: &mut std::str::Chars<'_>) -> Option<u32> {
 #[derive(Clone, Debug)]
 pub struct Message<'a> {
     pub role: Role,
-    pub role_name: Cow<'a, str>,
+    /// The role as written, as its place in [`ROLE_NAMES`] ([`Message::role_name`] reads
+    /// it), or [`OTHER_ROLE`] and the name in `role_other` (a byte of the message's padding,
+    /// where the text took 24 bytes).
+    pub role_at: u8,
+    pub role_other: Option<Box<Cow<'a, str>>>,
     /// Message time, epoch milliseconds (arcturn only).
     pub timestamp: Ms,
     /// What the content holds; the content itself stays in the buffer (`Session::value`).
@@ -717,7 +721,45 @@ impl<'a> Reply<'a> {
     }
 }
 
+/// The roles the formats write, so that a message names its role with a byte. Any other
+/// name is kept whole ([`Message::role_other`]).
+pub const ROLE_NAMES: &[&str] = &[
+    "",
+    "user",
+    "assistant",
+    "toolResult",
+    "tool",
+    "system",
+    "developer",
+    "bashExecution",
+    "custom",
+    "branchSummary",
+    "compactionSummary",
+    "hookMessage",
+    "synthetic",
+    "meta",
+];
+
+/// The `role_at` of a message whose role's name is not one of [`ROLE_NAMES`].
+pub const OTHER_ROLE: u8 = u8::MAX;
+
 impl<'a> Message<'a> {
+    /// The `role_at` and `role_other` of a role named `name` in the file.
+    pub fn role_parts(name: Cow<'a, str>) -> (u8, Option<Box<Cow<'a, str>>>) {
+        match ROLE_NAMES.iter().position(|r| *r == name) {
+            Some(at) => (at as u8, None),
+            None => (OTHER_ROLE, Some(Box::new(name))),
+        }
+    }
+
+    /// The role as written (`user`, `assistant`, `toolResult`, ...).
+    pub fn role_name(&self) -> &str {
+        match ROLE_NAMES.get(usize::from(self.role_at)) {
+            Some(name) => name,
+            None => self.role_other.as_deref().map(|c| c.as_ref()).unwrap_or_default(),
+        }
+    }
+
     /// Whether this message's tool calls ran: an assistant turn that was not refused,
     /// aborted or cut by an error. Only calls that ran expect a result.
     pub fn tools_ran(&self) -> bool {
@@ -961,12 +1003,12 @@ mod tests {
         assert_ne!(key(canonical), key("55d37ca7-989b-4ca7-8cf2-989b5cf255d4"));
         assert_eq!(key(canonical).hash64(), key(canonical).hash64());
         assert_eq!(std::mem::size_of::<Id>(), 24);
-        // The made-up-id flag sits in the entry's padding, and the parts few entries have
+        // The made-up-id flag and the kind's name sit in the entry's padding, and the parts few entries have
         // (a compaction, a state change, a label's text) in its box of rarer parts.
         assert_eq!(std::mem::size_of::<Entry>(), 96);
         // A reply's model, usage and stop reason are boxed apart: prompts and tool results
-        // carry none of them.
-        assert_eq!(std::mem::size_of::<Message>(), 128);
+        // carry none of them. The role's name sits in the message's padding.
+        assert_eq!(std::mem::size_of::<Message>(), 112);
         assert_eq!(std::mem::size_of::<Reply>(), 144);
     }
 

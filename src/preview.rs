@@ -154,7 +154,7 @@ fn message(e: &Entry<'_>, c: Option<&Content>) -> Description {
             };
             Description { label, text, alert: error }
         }
-        Role::Other => Description { label: m.role_name.to_string(), text, alert: false },
+        Role::Other => Description { label: m.role_name().to_string(), text, alert: false },
     }
 }
 

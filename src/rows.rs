@@ -342,7 +342,7 @@ impl<'s, 'a> Rows<'s, 'a> {
             kind: e.kind,
             kind_name: e.kind_name(),
             role: m.map(|m| m.role),
-            role_name: m.map(|m| m.role_name.as_ref()),
+            role_name: m.map(|m| m.role_name()),
             provider,
             model,
             stop_reason: m.and_then(|m| m.stop_reason()),

@@ -588,7 +588,7 @@ impl Builder<'_, '_> {
             anchor: vis_line(&e.id.text()),
             id: vis_line(&e.id.text()),
             speaker,
-            role_name: vis_line(m.map(|m| m.role_name.as_ref()).unwrap_or("message")),
+            role_name: vis_line(m.map(|m| m.role_name()).unwrap_or("message")),
             time,
             model,
             usage: m.and_then(|m| m.usage().copied()),

@@ -315,9 +315,11 @@ pub(super) fn message_with<'a>(
             },
         );
     }
+    let (role_at, role_other) = Message::role_parts(role_name);
     Message {
         role,
-        role_name,
+        role_at,
+        role_other,
         timestamp: m.timestamp.ms().into(),
         blocks: m.content.blocks,
         tool_calls: m.content.tool_calls,

@@ -370,9 +370,11 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
                 Some(c) => parse_content(c, effort)?,
                 None => Content::default(),
             };
+            let (role_at, role_other) = Message::role_parts(Cow::Borrowed("system"));
             Some(Message {
                 role: Role::System,
-                role_name: Cow::Borrowed("system"),
+                role_at,
+                role_other,
                 timestamp: Ms::NONE,
                 blocks: c.blocks,
                 tool_calls: Vec::new(),
@@ -430,9 +432,11 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
                     push_lean(&mut hints, (CALL, key));
                 }
             }
+            let (role_at, role_other) = Message::role_parts(Cow::Borrowed(role_name));
             Some(Message {
                 role,
-                role_name: Cow::Borrowed(role_name),
+                role_at,
+                role_other,
                 timestamp: Ms::NONE,
                 blocks: c.blocks,
                 tool_calls: c.tool_calls,

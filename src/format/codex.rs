@@ -352,9 +352,11 @@ fn item<'a>(
             return e;
         }
     };
+    let (role_at, role_other) = Message::role_parts(role_name);
     e.message = Some(Box::new(Message {
         role,
-        role_name,
+        role_at,
+        role_other,
         timestamp: Ms::NONE,
         blocks,
         tool_calls,
@@ -888,9 +890,11 @@ fn settle<'a>(out: &mut Vec<Entry<'a>>, w: &mut Walk, mut counter: Entry<'a>, la
             counter.parent = w.attach.map(|a| out[a].id.clone());
             counter.extra_mut().hints.clear();
             counter.synthetic_id = true;
+            let (role_at, role_other) = Message::role_parts(Cow::Borrowed("assistant"));
             counter.message = Some(Box::new(Message {
                 role: Role::Assistant,
-                role_name: Cow::Borrowed("assistant"),
+                role_at,
+                role_other,
                 timestamp: Ms::NONE,
                 blocks: Blocks::default(),
                 tool_calls: Vec::new(),

@@ -219,9 +219,11 @@ fn message<'a>(m: RawMessage<'a>, n: u32, notes: &mut Vec<Finding>) -> Message<'
     for t in &c.unknown_types {
         notes.push(unknown(Code::UnknownBlock, n, "content block type", t));
     }
+    let (role_at, role_other) = Message::role_parts(role_name);
     Message {
         role,
-        role_name,
+        role_at,
+        role_other,
         timestamp: Ms::NONE,
         blocks: c.blocks,
         tool_calls: c.tool_calls,

@@ -247,9 +247,11 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
 
 /// A message made from an entry that is not a `message` but is sent as one.
 fn synthetic_message(role_name: &'static str, excluded: bool) -> Message<'static> {
+    let (role_at, role_other) = Message::role_parts(Cow::Borrowed(role_name));
     Message {
         role: Role::Other,
-        role_name: Cow::Borrowed(role_name),
+        role_at,
+        role_other,
         timestamp: Ms::NONE,
         blocks: Default::default(),
         tool_calls: Vec::new(),
