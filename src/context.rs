@@ -472,22 +472,21 @@ enum Decoded {
     Blocks(Result<Vec<Block>>),
     /// Counted from its lines instead ([`Mode::Count`]).
     Counted(Tally),
-    /// A sent message that the last compaction on the path folds away: never decoded.
+    /// A position the last compaction on the path folds away: never decoded.
     Folded,
     /// Not a message that is sent.
     NotSent,
 }
 
-/// The content blocks of every message on `path` from position `from` on that is sent (not
-/// excluded), decoded in parallel (or counted, with [`Mode::Count`], where the format can):
-/// re-reading each line's content is most of the work on a long branch, and each message
-/// decodes on its own.
-fn decode_path(s: &Session<'_>, path: &[Ix], from: usize, mode: Mode) -> Vec<Decoded> {
+/// The content blocks of every message on `path` that is sent (not excluded), decoded in
+/// parallel (or counted, with [`Mode::Count`], where the format can): re-reading each line's
+/// content is most of the work on a long branch, and each message decodes on its own. The
+/// caller gives only the positions that are not folded away (an item each: on a long
+/// branch most are, and the list would hold one for every entry).
+fn decode_path(s: &Session<'_>, path: &[Ix], mode: Mode) -> Vec<Decoded> {
     path.par_iter()
-        .enumerate()
-        .map(|(p, &ix)| match s.entry(ix).message.as_ref().filter(|m| !m.excluded) {
+        .map(|&ix| match s.entry(ix).message.as_ref().filter(|m| !m.excluded) {
             None => Decoded::NotSent,
-            Some(_) if p < from => Decoded::Folded,
             Some(_) => match (mode == Mode::Count).then(|| s.tally(ix)).flatten() {
                 Some(t) => Decoded::Counted(t),
                 None => Decoded::Blocks(s.content(ix).map(|c| c.blocks)),
@@ -540,10 +539,12 @@ fn arcturn(s: &Session<'_>, leaf: Ix, w: &mut Walk, skip: Skip, mode: Mode) -> R
     w.names = path.iter().any(|&i| s.entry(i).state().is_some_and(|st| st.context_edit.is_some()));
     // Elided results are written from their blocks.
     let mode = if w.names { Mode::Blocks } else { mode };
-    let mut decoded = decode_path(s, &path, from, mode).into_iter();
+    let mut decoded = decode_path(s, path.get(from..).unwrap_or_default(), mode).into_iter();
     for (p, &ix) in path.iter().enumerate() {
         let e = s.entry(ix);
-        let blocks = decoded.next().unwrap_or(Decoded::NotSent);
+        // Before `from`, a message is folded away (and anything else is not sent: neither
+        // reads its blocks).
+        let blocks = if p < from { Decoded::Folded } else { decoded.next().unwrap_or(Decoded::NotSent) };
         match e.kind {
             Kind::Message => w.push_message(s, ix, p, blocks)?,
             Kind::Compaction => {
@@ -640,7 +641,7 @@ fn crab(s: &Session<'_>, leaf: Ix, w: &mut Walk, mode: Mode) -> Result<()> {
             });
         }
     };
-    for (&ix, blocks) in path.iter().zip(decode_path(s, &path, 0, mode)) {
+    for (&ix, blocks) in path.iter().zip(decode_path(s, &path, mode)) {
         let line = s.entry(ix).line;
         apply_until(w, line);
         w.push_message(s, ix, line as usize, blocks)?;
