@@ -457,10 +457,15 @@ struct Step {
     span: Option<Span>,
 }
 
-/// The steps of `path`, built in parallel: the index keeps no payloads, and re-reading lines
-/// is most of a trace's work on a long branch. Each span is timed from the last time before
-/// its entry on the path, which is known before any line is read.
-fn steps(s: &Session<'_>, path: &[Ix]) -> Vec<Step> {
+/// How many steps are built at a time: the trace holds its spans, and need not hold every
+/// step of a long branch besides (a few hundred bytes each).
+const STEP_BATCH: usize = 16 * 1024;
+
+/// The steps of `path`, in order, built in parallel a batch at a time: the index keeps no
+/// payloads, and re-reading lines is most of a trace's work on a long branch. Each span is
+/// timed from the last time before its entry on the path, which is known before any line is
+/// read.
+fn steps<'s>(s: &'s Session<'_>, path: &'s [Ix]) -> impl Iterator<Item = Step> + 's {
     let times: Vec<Option<i64>> = path
         .iter()
         .map(|&i| {
@@ -476,18 +481,23 @@ fn steps(s: &Session<'_>, path: &[Ix]) -> Vec<Step> {
             Some(prev)
         })
         .collect();
-    path.par_iter()
-        .enumerate()
-        .map(|(p, &i)| {
-            let e = s.entry(i);
-            let mut payload = payload(s, i);
-            let arguments = std::mem::take(&mut payload.arguments);
-            let user = e.message.as_ref().is_some_and(|m| m.role == Role::User);
-            let (prompt, span) =
-                if user { (payload.prompt, None) } else { (None, arcturn_span(e, payload, (before[p], times[p]))) };
-            Step { ts: times[p], user, prompt, arguments, span }
-        })
-        .collect()
+    path.chunks(STEP_BATCH).enumerate().flat_map(move |(k, batch)| {
+        let (times, before) = (&times, &before);
+        batch
+            .par_iter()
+            .enumerate()
+            .map(|(j, &i)| {
+                let p = k * STEP_BATCH + j;
+                let e = s.entry(i);
+                let mut payload = payload(s, i);
+                let arguments = std::mem::take(&mut payload.arguments);
+                let user = e.message.as_ref().is_some_and(|m| m.role == Role::User);
+                let (prompt, span) =
+                    if user { (payload.prompt, None) } else { (None, arcturn_span(e, payload, (before[p], times[p]))) };
+                Step { ts: times[p], user, prompt, arguments, span }
+            })
+            .collect::<Vec<_>>()
+    })
 }
 
 /// What the payload of an entry on the traced path shows. Only the lines whose payload shows
