@@ -70,7 +70,7 @@ fn tree_view_marks_the_path_to_the_latest_entry_and_indents_at_branch_points() {
     let view = TreeView::of(&s, true, None);
     let entries = written(BRANCHED);
     let on_path = path_to_last(&entries);
-    let id_of = |node: u32| view.nodes[node as usize].id.text().into_owned();
+    let id_of = |node: u32| view.node(node).id.text().into_owned();
 
     // A row per entry, in pre-order; no other rows (one root, nothing collapsed).
     let shown: Vec<(String, bool, bool, String)> = view
@@ -104,7 +104,7 @@ fn tree_view_marks_the_path_to_the_latest_entry_and_indents_at_branch_points() {
 
     // Depth is the number of ancestors, as written.
     let parent: HashMap<&str, Option<&str>> = entries.iter().map(|(i, p, _)| (i.as_str(), p.as_deref())).collect();
-    for n in &view.nodes {
+    for n in view.nodes() {
         let (mut d, mut at) = (0, parent[n.id.text().into_owned().as_str()]);
         while let Some(p) = at {
             d += 1;
@@ -112,10 +112,7 @@ fn tree_view_marks_the_path_to_the_latest_entry_and_indents_at_branch_points() {
         }
         assert_eq!(n.depth, d, "{}", n.id);
     }
-    assert_eq!(
-        view.nodes.iter().find(|n| n.id.text().into_owned() == "49510ee3").unwrap().depth,
-        on_path.len() as u32 - 1
-    );
+    assert_eq!(view.nodes().find(|n| n.id.text().into_owned() == "49510ee3").unwrap().depth, on_path.len() as u32 - 1);
 
     // The lines carry the markers as styled spans: • and ◀ latest only where they belong.
     let lines: Vec<Line> = view.lines().collect();
@@ -145,7 +142,7 @@ fn tree_view_collapse_folds_linear_runs_into_a_count() {
     match &view.rows[..4] {
         [Row::Entry { node: a, .. }, Row::Entry { node: b, .. }, Row::Folded { entries, connectors }, Row::Entry { node: c, .. }] =>
         {
-            let id = |n: &u32| view.nodes[*n as usize].id.text().into_owned();
+            let id = |n: &u32| view.node(*n).id.text().into_owned();
             assert_eq!((id(a), id(b), id(c)), ("156393d8".into(), "57c02ebe".into(), "1c5da707".into()));
             assert_eq!(*entries, 12);
             assert_eq!(connectors.depth(), 0);

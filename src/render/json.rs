@@ -34,6 +34,18 @@ where
     D: Serialize + ?Sized,
     T: Serialize + Sync,
 {
+    write_with_items(w, doc, key, items.len(), |i| &items[i])
+}
+
+/// [`write_with_array`] for an array of `count` items made by `item` from their positions as
+/// they are serialized: memory holds a batch of them, not the array.
+pub fn write_with_items<W, D, T, F>(w: &mut W, doc: &D, key: &str, count: usize, item: F) -> io::Result<()>
+where
+    W: Write + ?Sized,
+    D: Serialize + ?Sized,
+    T: Serialize,
+    F: Fn(usize) -> T + Sync,
+{
     const CHUNK: usize = 2048;
     let mut head = Vec::new();
     compact(&mut head, doc)?;
@@ -48,16 +60,20 @@ where
     w.write_all(&head)?;
     let batch = CHUNK * 4 * rayon::current_num_threads().max(1);
     let mut first = true;
-    for group in items.chunks(batch) {
-        let parts: Vec<io::Result<Vec<u8>>> = group
-            .par_chunks(CHUNK)
-            .map(|chunk| {
+    for group in (0..count).step_by(batch) {
+        let end = count.min(group + batch);
+        let parts: Vec<io::Result<Vec<u8>>> = (group..end)
+            .step_by(CHUNK)
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .map(|start| {
+                let chunk = start..end.min(start + CHUNK);
                 let mut buf = Vec::with_capacity(chunk.len() * 128);
-                for (i, item) in chunk.iter().enumerate() {
-                    if i > 0 {
+                for i in chunk.clone() {
+                    if i > chunk.start {
                         buf.push(b',');
                     }
-                    compact(&mut buf, item)?;
+                    compact(&mut buf, &item(i))?;
                 }
                 Ok(buf)
             })

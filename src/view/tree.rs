@@ -5,7 +5,6 @@
 
 use std::rc::Rc;
 
-use rayon::prelude::*;
 use serde::Serialize;
 
 use super::{entry_texts, latest_marker, no_entries, DocHead, EntryText, Fit, Line, Span, Style, CONNECTOR_COLUMNS};
@@ -23,9 +22,10 @@ pub struct TreeView<'s, 'a> {
     pub head: DocHead<'s>,
     pub latest: Option<&'s Id<'a>>,
     pub roots: Vec<&'s Id<'a>>,
-    /// Written after the rest, on every worker.
+    /// The session the nodes are made from ([`TreeView::node`]), as they are written: after
+    /// the rest, on every worker.
     #[serde(skip)]
-    pub nodes: Vec<Node<'s, 'a>>,
+    s: &'s Session<'a>,
     /// Where the session was forked from (sanitized).
     #[serde(skip)]
     pub origin: Option<String>,
@@ -56,6 +56,24 @@ pub struct Node<'s, 'a> {
     /// The label another entry put on this one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub label: Option<&'s str>,
+}
+
+impl<'s, 'a> Node<'s, 'a> {
+    /// The node of the entry at `i`.
+    fn of(s: &'s Session<'a>, i: Ix) -> Self {
+        let e = s.entry(i);
+        Node {
+            id: &e.id,
+            parent: e.parent.as_ref(),
+            line: e.line,
+            depth: s.tree.depth(i),
+            kind: e.kind_name(),
+            role: e.role_name(),
+            children: Children { s, of: i },
+            synthetic_id: e.synthetic_id,
+            label: e.extra.as_ref().and_then(|x| x.label.as_deref()),
+        }
+    }
 }
 
 /// A node's children, in file order: serialized as their ids, read from the index (a
@@ -166,23 +184,7 @@ impl<'s, 'a> TreeView<'s, 'a> {
             head: DocHead::of(s),
             latest: s.tree.latest().map(id),
             roots: s.tree.roots().iter().map(|r| id(r.0)).collect(),
-            nodes: (0..s.entries.len() as Ix)
-                .into_par_iter()
-                .map(|i| {
-                    let e = s.entry(i);
-                    Node {
-                        id: &e.id,
-                        parent: e.parent.as_ref(),
-                        line: e.line,
-                        depth: s.tree.depth(i),
-                        kind: e.kind_name(),
-                        role: e.role_name(),
-                        children: Children { s, of: i },
-                        synthetic_id: e.synthetic_id,
-                        label: e.extra.as_ref().and_then(|x| x.label.as_deref()),
-                    }
-                })
-                .collect(),
+            s,
             origin: None,
             rows: Vec::new(),
             texts: Vec::new(),
@@ -192,7 +194,7 @@ impl<'s, 'a> TreeView<'s, 'a> {
             view.origin = s.header.as_ref().and_then(|h| h.origin.as_deref()).map(|o| sanitize::inline(o).into_owned());
             view.texts = entry_texts(s, &(0..s.entries.len() as Ix).collect::<Vec<_>>());
             view.rows = display_rows(s, collapse);
-            let synthetic = view.nodes.first().is_some_and(|n| n.synthetic_id);
+            let synthetic = s.entries.first().is_some_and(|e| e.synthetic_id);
             if synthetic && s.tree.roots().len() == 1 && s.tree.leaves().count() == 1 {
                 view.one_chain = Some(s.entries.len());
             }
@@ -200,14 +202,25 @@ impl<'s, 'a> TreeView<'s, 'a> {
         view
     }
 
-    /// The `tree --json` document, its nodes serialized in parallel.
+    /// The node of the entry at `i`.
+    pub fn node(&self, i: Ix) -> Node<'s, 'a> {
+        Node::of(self.s, i)
+    }
+
+    /// Every node, in file order.
+    pub fn nodes(&self) -> impl Iterator<Item = Node<'s, 'a>> + '_ {
+        (0..self.s.entries.len() as Ix).map(|i| self.node(i))
+    }
+
+    /// The `tree --json` document, its nodes made and serialized in parallel.
     pub fn write_json<W: std::io::Write + ?Sized>(&self, w: &mut W) -> std::io::Result<()> {
-        crate::render::json::write_with_array(w, self, "nodes", &self.nodes)
+        let s = self.s;
+        crate::render::json::write_with_items(w, self, "nodes", s.entries.len(), |i| Node::of(s, i as Ix))
     }
 
     /// The human form, a line at a time (a tree can have millions of rows).
     pub fn lines(&self) -> Box<dyn Iterator<Item = Line<'_>> + '_> {
-        if self.nodes.is_empty() {
+        if self.s.entries.is_empty() {
             return Box::new(std::iter::once(no_entries()));
         }
         let origin = self.origin.iter().map(|o| {
