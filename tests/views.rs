@@ -159,9 +159,9 @@ fn path_and_leaves_views_follow_the_written_parents() {
     let s = Session::load(&src, None).unwrap();
     let entries = written(BRANCHED);
     let path = PathView::of(&s, s.tree.latest(), true);
-    let ids: Vec<String> = path.entries.iter().map(|e| e.id.text().into_owned()).collect();
+    let ids: Vec<String> = path.steps().map(|e| e.id.text().into_owned()).collect();
     assert_eq!(ids, path_to_last(&entries));
-    assert!(path.entries.iter().enumerate().all(|(d, e)| e.depth == d as u32));
+    assert!(path.steps().enumerate().all(|(d, e)| e.depth == d as u32));
     assert_eq!(path.lines().count(), ids.len());
 
     // Leaves: entries nobody names as parent, in file order; the last entry is one of them.
@@ -192,8 +192,8 @@ fn view_strings(s: &Session<'_>) -> Vec<String> {
     }
     // The JSON documents hold ids and labels as written; the JSON renderer escapes them.
     let mut docs = Vec::new();
-    json::write(&mut docs, &tree, false).unwrap();
-    json::write(&mut docs, &path, false).unwrap();
+    tree.write_json(&mut docs).unwrap();
+    path.write_json(&mut docs).unwrap();
     json::write(&mut docs, &leaves, false).unwrap();
     out.push(String::from_utf8(docs).unwrap());
     out

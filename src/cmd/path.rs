@@ -5,7 +5,7 @@ use std::io::Write;
 use super::{io_err, Ctx, Outcome};
 use crate::cli::PathArgs;
 use crate::error::Result;
-use crate::render::{json, lines};
+use crate::render::lines;
 use crate::view::path::PathView;
 
 pub fn run(ctx: &Ctx, a: &PathArgs, out: &mut dyn Write) -> Result<Outcome> {
@@ -18,7 +18,7 @@ pub fn run(ctx: &Ctx, a: &PathArgs, out: &mut dyn Write) -> Result<Outcome> {
     if human {
         lines::write(out, view.lines(), ctx.width, &ctx.palette).map_err(io_err)?;
     } else {
-        json::write(out, &view, false).map_err(io_err)?;
+        view.write_json(out).map_err(io_err)?;
     }
     // Not freed, like the session (see `release`): the process is about to exit.
     std::mem::forget(view);
