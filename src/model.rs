@@ -979,6 +979,53 @@ pub struct Observation<'a> {
 mod tests {
     use super::*;
 
+    /// A kind's or a role's name reads back as written, whether it is kept as a byte (a name
+    /// the formats write) or whole (any other, borrowed or unescaped), and naming an entry
+    /// again replaces the name either way.
+    #[test]
+    fn names_read_back_as_written_whether_kept_as_a_byte_or_whole() {
+        assert!(KIND_NAMES.len() < usize::from(OTHER_KIND) && ROLE_NAMES.len() < usize::from(OTHER_ROLE));
+        let entry = Entry {
+            line: 1,
+            span: 0..0,
+            kind: Kind::Unknown,
+            kind_at: 0,
+            id: Id::copied("e"),
+            parent: None,
+            timestamp: Ms::NONE,
+            message: None,
+            synthetic_id: false,
+            extra: None,
+        };
+        let odd = ["weird", "messages", "Message", "user ", "\u{1b}[2J", "é"];
+        for name in KIND_NAMES.iter().copied().chain(odd) {
+            for written in [Cow::Borrowed(name), Cow::Owned(name.to_string())] {
+                let e = entry.clone().named(written);
+                assert_eq!(e.kind_name(), name);
+                assert_eq!(e.extra.is_some(), !KIND_NAMES.contains(&name), "{name}: kept out of line");
+                let again = e.named(Cow::Borrowed("message"));
+                assert_eq!(again.kind_name(), "message", "{name}, then named again");
+                assert!(again.extra.as_ref().is_none_or(|x| x.kind_name.is_none()));
+            }
+        }
+        for name in ROLE_NAMES.iter().copied().chain(odd) {
+            let (at, other) = Message::role_parts(Cow::Owned(name.to_string()));
+            let m = Message {
+                role: Role::Other,
+                role_at: at,
+                role_other: other,
+                timestamp: Ms::NONE,
+                blocks: Blocks::default(),
+                tool_calls: Vec::new(),
+                tool_results: Vec::new(),
+                reply: None,
+                excluded: false,
+            };
+            assert_eq!(m.role_name(), name);
+            assert_eq!(m.role_other.is_some(), !ROLE_NAMES.contains(&name), "{name}: boxed");
+        }
+    }
+
     #[test]
     fn uuids_pack_only_in_canonical_form_and_keys_stay_small() {
         let key = |s: &str| Id::copied(s);
