@@ -450,12 +450,7 @@ impl<'a> Part<'a> {
             ));
             return;
         };
-        // Nearly every line is taken by the skimmer in one pass; the rest (control bytes,
-        // lone surrogates, anything invalid) take the careful path.
-        let (text, result) = match (dec.decode)(text, line, Effort::Skim) {
-            Err(Fail::Declined) => careful(text, line, dec, &mut self.findings),
-            r => (text, r),
-        };
+        let (text, result) = decode_line(text, line, dec, &mut self.findings);
         match result {
             Ok((record, notes)) => {
                 self.findings.extend(notes);
@@ -507,13 +502,24 @@ pub fn read_back<'a>(bytes: &'a [u8], e: &Entry<'a>, format: Format) -> Option<B
     let dec = decoder(format);
     let text = simdutf8::basic::from_utf8(bytes.get(e.span.clone())?).ok()?;
     let line = Line { number: e.line, span: e.span.clone(), terminated: true };
-    let (_, result) = match (dec.decode)(text, &line, Effort::Skim) {
-        Err(Fail::Declined) => careful(text, &line, &dec, &mut Vec::new()),
-        r => (text, r),
-    };
-    match result {
+    match decode_line(text, &line, &dec, &mut Vec::new()).1 {
         Ok((Record::Entry(read), _)) => read.message,
         _ => None,
+    }
+}
+
+/// One line decoded: nearly every line is taken by the skimmer in one pass; the rest
+/// (control bytes, lone surrogates, anything invalid) take the careful path. Returns the text
+/// the result borrows from.
+fn decode_line<'a>(
+    text: &'a str,
+    line: &Line,
+    dec: &Decoder,
+    findings: &mut Vec<Finding>,
+) -> (&'a str, LineResult<'a>) {
+    match (dec.decode)(text, line, Effort::Skim) {
+        Err(Fail::Declined) => careful(text, line, dec, findings),
+        r => (text, r),
     }
 }
 
