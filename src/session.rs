@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use crate::content::Content;
 use crate::error::{Error, Result};
 use crate::finding::{Code, Finding, Severity};
-use crate::format::{self, repair_lone_surrogates, Detail};
+use crate::format::{self, repair_lone_surrogates, Detail, Uses};
 use crate::model::{Entry, Format, Header, Id, Observation, ToolUse};
 use crate::pairing::Pairing;
 use crate::source::Source;
@@ -23,7 +23,8 @@ pub struct Session<'a> {
     pub header: Option<Header<'a>>,
     /// Tree entries (arcturn entries, crab messages) in file order.
     pub entries: Vec<Entry<'a>>,
-    /// Every tool call and result, in file order.
+    /// Every tool call and result, in file order, when the load listed them
+    /// ([`Uses::Listed`]); else empty.
     pub tools: Vec<ToolUse<'a>>,
     /// Which of `tools` found no partner.
     pub pairing: Pairing,
@@ -42,12 +43,13 @@ impl<'a> Session<'a> {
     /// Decode and index a source. Fails only when the input cannot be read as a session at
     /// all; damaged lines become findings.
     pub fn load(source: &'a Source, format: Option<Format>) -> Result<Session<'a>> {
-        Session::load_with(source, format, Detail::Full)
+        Session::load_with(source, format, Detail::Full, Uses::Unlisted)
     }
 
-    /// [`Session::load`], keeping only `detail` of each record.
-    pub fn load_with(source: &'a Source, format: Option<Format>, detail: Detail) -> Result<Session<'a>> {
-        let d = format::decode(source, format, detail)?;
+    /// [`Session::load`], keeping only `detail` of each record, and listing the tool uses
+    /// and pairing them when `uses` asks.
+    pub fn load_with(source: &'a Source, format: Option<Format>, detail: Detail, uses: Uses) -> Result<Session<'a>> {
+        let d = format::decode(source, format, detail, uses)?;
         // Two independent indexes over the same records: build them side by side.
         let (tree, pairing) = rayon::join(|| Tree::build(&d.entries), || Pairing::build(&d.tools));
         let mut findings = d.findings;

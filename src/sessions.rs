@@ -110,7 +110,7 @@ pub fn read_info(path: &Path, display: &str) -> Result<SessionInfo, String> {
     let head_len = head.len() as u64;
     let src = Source::from_bytes(display, head).map_err(|e| e.to_string())?;
     let fmt = format::detect(&src).map_err(|e| e.to_string())?;
-    let d = format::decode(&src, Some(fmt), format::Detail::Full).map_err(|e| e.to_string())?;
+    let d = format::decode(&src, Some(fmt), format::Detail::Full, format::Uses::Unlisted).map_err(|e| e.to_string())?;
     if let Some(f) = d.findings.iter().find(|f| f.line == Some(1) && f.code.is_line_damage()) {
         return Err(format!("partially written: line 1: {}", f.message));
     }
@@ -135,7 +135,7 @@ pub fn read_info(path: &Path, display: &str) -> Result<SessionInfo, String> {
             }
         }
         if let Ok(tsrc) = Source::from_bytes(display, tail) {
-            if let Ok(td) = format::decode(&tsrc, Some(fmt), format::Detail::Full) {
+            if let Ok(td) = format::decode(&tsrc, Some(fmt), format::Detail::Full, format::Uses::Unlisted) {
                 last = max_ts(&td);
             }
         }
@@ -212,7 +212,7 @@ fn first_prompt(d: &Decoded<'_>, bytes: &[u8]) -> Option<String> {
 /// when the file cannot be read whole now).
 fn whole_file(path: &Path, fmt: Format) -> Option<(u64, Tokens, Option<String>)> {
     let src = Source::open(path, crate::source::ReadOptions::default()).ok()?;
-    let d = format::decode(&src, Some(fmt), format::Detail::Full).ok()?;
+    let d = format::decode(&src, Some(fmt), format::Detail::Full, format::Uses::Unlisted).ok()?;
     let usage = stats::file_usage(&d.entries, &d.observations, format::decoder(fmt).observed);
     Some((d.entries.len() as u64, usage, header_title(&d)))
 }

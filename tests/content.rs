@@ -179,14 +179,15 @@ fn a_preview_reads_the_start_of_every_text() {
 /// and real session; the formats whose messages are built from several lines keep them.
 #[test]
 fn messages_read_back_are_the_ones_a_full_load_keeps() {
-    use arcturn_inspect::format::Detail;
+    use arcturn_inspect::format::{Detail, Uses};
     let mut read_back = std::collections::BTreeMap::new();
     let mut files = all_testdata();
     files.extend(real_files());
     for rel in &files {
         let Ok(src) = Source::open(&root().join(rel), ReadOptions::default()) else { continue };
-        let Ok(full) = Session::load(&src, None) else { continue };
-        let mut lean = Session::load_with(&src, None, Detail::Shown).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        let Ok(full) = Session::load_with(&src, None, Detail::Full, Uses::Listed) else { continue };
+        let mut lean =
+            Session::load_with(&src, None, Detail::Shown, Uses::Listed).unwrap_or_else(|e| panic!("{rel}: {e}"));
         let all: Vec<u32> = (0..lean.entries.len() as u32).collect();
         if lean.detail == Detail::Index {
             assert!(lean.entries.iter().all(|e| e.message.is_none()), "{rel}: messages kept");
@@ -207,5 +208,32 @@ fn messages_read_back_are_the_ones_a_full_load_keeps() {
     for f in ["arcturn", "crab", "pi"] {
         let n = read_back.get(f).copied().unwrap_or(0);
         assert!(n >= 20, "{f}: only {n} messages read back ({read_back:?})");
+    }
+}
+
+/// A load that does not list the tool uses ([`Uses::Unlisted`], every view but `check`)
+/// keeps the same entries and findings as one that does, and lists none; in every format,
+/// the one that does lists some.
+#[test]
+fn a_load_without_tool_uses_differs_only_by_them() {
+    use arcturn_inspect::format::{Detail, Uses};
+    let mut listed = std::collections::BTreeMap::new();
+    let mut files = all_testdata();
+    files.extend(real_files());
+    for rel in &files {
+        let Ok(src) = Source::open(&root().join(rel), ReadOptions::default()) else { continue };
+        for detail in [Detail::Full, Detail::Index] {
+            let Ok(with) = Session::load_with(&src, None, detail, Uses::Listed) else { continue };
+            let without =
+                Session::load_with(&src, None, detail, Uses::Unlisted).unwrap_or_else(|e| panic!("{rel}: {e}"));
+            assert!(without.tools.is_empty(), "{rel}: {} tool uses listed", without.tools.len());
+            assert_eq!(format!("{:?}", without.entries), format!("{:?}", with.entries), "{rel}: entries");
+            assert_eq!(without.findings, with.findings, "{rel}: findings");
+            *listed.entry(with.format.as_str()).or_insert(0) += with.tools.len();
+        }
+    }
+    for f in ["arcturn", "crab", "pi", "claude", "codex"] {
+        let n = listed.get(f).copied().unwrap_or(0);
+        assert!(n >= 20, "{f}: only {n} tool uses listed ({listed:?})");
     }
 }

@@ -8,7 +8,7 @@ use crate::check::{check, Report};
 use crate::cli::CheckArgs;
 use crate::error::Result;
 use crate::finding::Severity;
-use crate::format::Detail;
+use crate::format::{Detail, Uses};
 use crate::ordered::{self, NoThreads, Sink};
 use crate::render::fit;
 use crate::render::progress::Progress;
@@ -99,7 +99,7 @@ fn check_one(ctx: &Ctx, f: &super::Input, last: bool) -> Result<Report> {
     let src = Source::open(&f.path, ctx.read_options())?;
     let src = if last { super::keep_until_exit(src) } else { &src };
     // The report needs the index and the findings, not the message bodies.
-    let s = Session::load_with(src, ctx.format(), Detail::Index)?;
+    let s = Session::load_with(src, ctx.format(), Detail::Index, Uses::Listed)?;
     let report = check(&s, ctx.global.strict);
     if last {
         super::release(s);

@@ -175,7 +175,7 @@ impl Ctx {
         src: &'a Source,
         detail: crate::format::Detail,
     ) -> (Result<Session<'a>>, Vec<String>) {
-        let s = match Session::load_with(src, self.format(), detail) {
+        let s = match Session::load_with(src, self.format(), detail, crate::format::Uses::Unlisted) {
             Ok(s) => s,
             Err(e) => return (Err(e), Vec::new()),
         };

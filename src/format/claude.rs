@@ -767,6 +767,8 @@ impl<'a> Stitch<'a> for Pass<'a> {
         // In place: the entries are most of the memory.
         keep.retain(Option::is_some);
         d.entries = keep.into_iter().map(|e| e.expect("a kept entry")).collect();
+        // (Only when the load lists them: the pass itself needed them either way.)
+        let uses = if d.uses == super::Uses::Listed { uses } else { Vec::new() };
         d.tools = uses
             .into_par_iter()
             .filter_map(|mut u| {
@@ -1243,7 +1245,9 @@ mod tests {
         let (mut checked, mut uses) = (0, 0);
         for (f, bytes) in inputs {
             let src = crate::source::Source::from_bytes("t", bytes).unwrap();
-            let Ok(d) = super::super::decode(&src, None, super::super::Detail::Full) else { continue };
+            let Ok(d) = super::super::decode(&src, None, super::super::Detail::Full, super::super::Uses::Listed) else {
+                continue;
+            };
             if d.format != crate::model::Format::Claude {
                 continue;
             }
@@ -1318,7 +1322,7 @@ mod tests {
         ]
         .join("\n");
         let src = crate::source::Source::from_bytes("t", text.into_bytes()).unwrap();
-        let d = super::super::decode(&src, None, super::super::Detail::Full).unwrap();
+        let d = super::super::decode(&src, None, super::super::Detail::Full, super::super::Uses::Listed).unwrap();
         assert_eq!(d.entries.len(), 2);
         let calls: Vec<_> = d.tools.iter().filter(|u| u.side == ToolSide::Call).map(|u| (u.entry, u.ran)).collect();
         assert_eq!(calls, vec![(1, false)]);

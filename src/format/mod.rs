@@ -96,6 +96,16 @@ impl Detail {
     }
 }
 
+/// Whether a load lists every tool call and result ([`Decoded::tools`]) for the pairing
+/// check. Only `check` reads them; a view that does not is spared the list and its index
+/// (about 50 bytes an entry).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Uses {
+    Listed,
+    #[default]
+    Unlisted,
+}
+
 /// Which parser [`parse`] uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Effort {
@@ -236,8 +246,12 @@ pub fn made_up_id() -> Id<'static> {
     Id::copied("")
 }
 
-/// Rebuild the tool uses from the entries, after a fold changed them.
+/// Rebuild the tool uses from the entries, after a fold changed them (when the load lists
+/// them).
 pub fn reindex(d: &mut Decoded<'_>) {
+    if d.uses == Uses::Unlisted {
+        return;
+    }
     // On every worker: the entries were just rewritten by one thread, and each is a few
     // pointers to follow.
     const RUN: usize = 4096;
@@ -274,8 +288,11 @@ pub struct Decoded<'a> {
     pub format: Format,
     pub header: Option<Header<'a>>,
     pub entries: Vec<Entry<'a>>,
-    /// Every tool call and result, in file order, for the pairing check.
+    /// Every tool call and result, in file order, for the pairing check; empty unless the
+    /// load asked for them ([`Uses::Listed`]).
     pub tools: Vec<ToolUse<'a>>,
+    /// Whether `tools` is listed: a format's pass that rebuilds it reads this.
+    pub uses: Uses,
     pub observations: Vec<Observation<'a>>,
     /// Records that are neither entries, observations nor the header.
     pub others: u32,
@@ -286,7 +303,7 @@ pub struct Decoded<'a> {
 }
 
 /// Decode a whole source. `forced` skips detection.
-pub fn decode(source: &Source, forced: Option<Format>, detail: Detail) -> Result<Decoded<'_>> {
+pub fn decode(source: &Source, forced: Option<Format>, detail: Detail, uses: Uses) -> Result<Decoded<'_>> {
     let format = match forced {
         Some(f) => f,
         None => detect(source)?,
@@ -309,7 +326,8 @@ pub fn decode(source: &Source, forced: Option<Format>, detail: Detail) -> Result
         let mut part = Part {
             bytes: chunk.len(),
             detail: part_detail,
-            pack: !dec.rekeyed,
+            // A pass may read the uses even when the load does not keep them.
+            pack: !dec.rekeyed && (uses == Uses::Listed || dec.fold.is_some()),
             entries: Vec::with_capacity(guess),
             tools: Vec::with_capacity(guess),
             ..Part::default()
@@ -323,7 +341,7 @@ pub fn decode(source: &Source, forced: Option<Format>, detail: Detail) -> Result
         Some(Fold::Streamed(start)) => Some(start(source.bytes(), detail)),
         _ => None,
     };
-    let mut merger = Merger::new(format, body.len(), stitch);
+    let mut merger = Merger::new(format, body.len(), stitch, uses);
     if chunks.len() == 1 || rayon::current_thread_index().is_some() {
         // One chunk, or already on a worker (files decoded side by side, as `stats DIR`
         // does): blocking this thread on the channel below could leave no worker free to
@@ -733,13 +751,14 @@ struct Merger<'a> {
 }
 
 impl<'a> Merger<'a> {
-    fn new(format: Format, total: usize, stitch: Option<Box<dyn Stitch<'a> + 'a>>) -> Merger<'a> {
+    fn new(format: Format, total: usize, stitch: Option<Box<dyn Stitch<'a> + 'a>>, uses: Uses) -> Merger<'a> {
         Merger {
             d: Decoded {
                 format,
                 header: None,
                 entries: Vec::new(),
                 tools: Vec::new(),
+                uses,
                 observations: Vec::new(),
                 others: 0,
                 lines: 0,
