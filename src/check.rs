@@ -59,8 +59,7 @@ pub fn check(s: &Session<'_>, strict: bool) -> Report {
 
 fn lint(s: &Session<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
-    for &u in s.pairing.unmatched() {
-        let t = &s.tools[u as usize];
+    for t in &s.unpaired {
         let e = s.entry(t.entry);
         let finding = match (t.side, &t.key) {
             (ToolSide::Call, Some(k)) if t.ran => Finding::new(

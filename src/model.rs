@@ -403,8 +403,11 @@ pub struct Entry<'a> {
     /// reference to the text took 16 bytes.)
     pub kind_at: u8,
     pub id: Id<'a>,
-    /// `None` for a root (`null`), and also when the field is missing (reported).
-    pub parent: Option<Id<'a>>,
+    /// The parent's id: `None` for a root (`null`, and also when the field is missing:
+    /// reported), and for an entry whose parent is the entry just before it
+    /// ([`Entry::parent_is_previous`]). [`parent_id`] reads either way. (Boxed: nearly
+    /// every entry continues from the one before, and keeps 8 bytes here instead of 24.)
+    pub parent: Option<Box<Id<'a>>>,
     /// Entry time, epoch milliseconds (arcturn `timestamp`; crab messages have none).
     pub timestamp: Ms,
     // Boxed: entries are moved around in bulk. (A compaction, a state change or a label is
@@ -413,6 +416,10 @@ pub struct Entry<'a> {
     /// The id was made up by the reader (`L<line>`), because the format has none. (In the
     /// entry itself, not in `extra`: formats without ids make one up for every entry.)
     pub synthetic_id: bool,
+    /// The parent is the entry just before this one in the session's entries, so its id is
+    /// not kept twice ([`Entry::link_parent`]). Only once the entries are in their final
+    /// order: a format's pass sees every parent whole.
+    pub parent_is_previous: bool,
     /// What only some formats have (`None` for nearly every entry, so entries stay small).
     pub extra: Option<Box<Extra<'a>>>,
 }
@@ -479,7 +486,39 @@ pub const KIND_NAMES: &[&str] = &[
 /// The `kind_at` of an entry whose kind's name is not one of [`KIND_NAMES`].
 pub const OTHER_KIND: u8 = u8::MAX;
 
+/// The id of the parent of `entries[i]`, where `entries` are a session's entries in their
+/// final order (an entry may name its parent as the one before it:
+/// [`Entry::parent_is_previous`]).
+pub fn parent_id<'s, 'a>(entries: &'s [Entry<'a>], i: usize) -> Option<&'s Id<'a>> {
+    let e = &entries[i];
+    if e.parent_is_previous {
+        return entries.get(i.checked_sub(1)?).map(|p| &p.id);
+    }
+    e.parent.as_deref()
+}
+
 impl<'a> Entry<'a> {
+    /// Name the parent by its id.
+    pub fn set_parent(&mut self, parent: Option<Id<'a>>) {
+        self.parent = parent.map(Box::new);
+        self.parent_is_previous = false;
+    }
+
+    /// The parent's id when it is kept whole (as a format's pass sees it: before the
+    /// entries are linked).
+    pub fn parent_named(&self) -> Option<&Id<'a>> {
+        self.parent.as_deref()
+    }
+
+    /// Keep the parent as a link when it is `before`, the entry just before this one in the
+    /// final order.
+    pub fn link_parent(&mut self, before: &Entry<'a>) {
+        if self.parent.as_deref().is_some_and(|p| *p == before.id) {
+            self.parent = None;
+            self.parent_is_previous = true;
+        }
+    }
+
     /// The kind as written in the file (meaningful for unknown kinds).
     pub fn kind_name(&self) -> &str {
         match KIND_NAMES.get(usize::from(self.kind_at)) {
@@ -995,6 +1034,7 @@ mod tests {
             timestamp: Ms::NONE,
             message: None,
             synthetic_id: false,
+            parent_is_previous: false,
             extra: None,
         };
         let odd = ["weird", "messages", "Message", "user ", "\u{1b}[2J", "é"];
@@ -1052,7 +1092,8 @@ mod tests {
         assert_eq!(std::mem::size_of::<Id>(), 24);
         // The made-up-id flag and the kind's name sit in the entry's padding, and the parts few entries have
         // (a compaction, a state change, a label's text) in its box of rarer parts.
-        assert_eq!(std::mem::size_of::<Entry>(), 96);
+        // The parent is boxed, and most entries keep none (it is the entry before).
+        assert_eq!(std::mem::size_of::<Entry>(), 80);
         // A reply's model, usage and stop reason are boxed apart: prompts and tool results
         // carry none of them. The role's name sits in the message's padding.
         assert_eq!(std::mem::size_of::<Message>(), 112);

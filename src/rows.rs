@@ -334,7 +334,7 @@ impl<'s, 'a> Rows<'s, 'a> {
         EntryRow {
             head: self.head,
             entry_id: IdText(&e.id),
-            parent_id: e.parent.as_ref().map(IdText),
+            parent_id: s.parent_id(i).map(IdText),
             synthetic_id: e.synthetic_id,
             line: e.line,
             timestamp: Stamp(entry_time(e)),

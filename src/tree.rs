@@ -93,7 +93,7 @@ impl Tree {
         let mut reason: Vec<Option<RootReason>> = vec![None; n];
         let mut real_roots = 0usize;
         for (i, e) in entries.iter().enumerate() {
-            let p = match &e.parent {
+            let p = match crate::model::parent_id(entries, i) {
                 None => {
                     real_roots += 1;
                     reason[i] = Some(RootReason::Root);
@@ -374,10 +374,11 @@ mod tests {
             kind: Kind::Label,
             kind_at: 0,
             id: Id::copied(id),
-            parent: parent.map(Id::copied),
+            parent: parent.map(|p| Box::new(Id::copied(p))),
             timestamp: crate::model::Ms::NONE,
             message: None,
             synthetic_id: false,
+            parent_is_previous: false,
             extra: None,
         }
         .named(std::borrow::Cow::Borrowed("label"))

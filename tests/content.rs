@@ -202,8 +202,11 @@ fn messages_read_back_are_the_ones_a_full_load_keeps() {
             );
         }
         assert_eq!(format!("{:?}", lean.entries), format!("{:?}", full.entries), "{rel}: entries");
-        assert_eq!(format!("{:?}", lean.tools), format!("{:?}", full.tools), "{rel}: tool uses");
+        assert_eq!(format!("{:?}", lean.unpaired), format!("{:?}", full.unpaired), "{rel}: unpaired tool uses");
         assert_eq!(lean.findings, full.findings, "{rel}: findings");
+        // Every tool use, as the decode lists them for the pairing.
+        let uses = |detail| format::decode(&src, None, detail, Uses::Listed).map(|d| format!("{:?}", d.tools));
+        assert_eq!(uses(Detail::Shown).unwrap(), uses(Detail::Full).unwrap(), "{rel}: tool uses");
     }
     for f in ["arcturn", "crab", "pi"] {
         let n = read_back.get(f).copied().unwrap_or(0);
@@ -212,12 +215,12 @@ fn messages_read_back_are_the_ones_a_full_load_keeps() {
 }
 
 /// A load that does not list the tool uses ([`Uses::Unlisted`], every view but `check`)
-/// keeps the same entries and findings as one that does, and lists none; in every format,
-/// the one that does lists some.
+/// keeps the same entries and findings as one that does, and pairs none; in every format,
+/// the one that does lists some, and a session keeps only those that found no partner.
 #[test]
 fn a_load_without_tool_uses_differs_only_by_them() {
     use arcturn_inspect::format::{Detail, Uses};
-    let mut listed = std::collections::BTreeMap::new();
+    let (mut listed, mut unpaired) = (std::collections::BTreeMap::new(), 0);
     let mut files = all_testdata();
     files.extend(real_files());
     for rel in &files {
@@ -226,14 +229,56 @@ fn a_load_without_tool_uses_differs_only_by_them() {
             let Ok(with) = Session::load_with(&src, None, detail, Uses::Listed) else { continue };
             let without =
                 Session::load_with(&src, None, detail, Uses::Unlisted).unwrap_or_else(|e| panic!("{rel}: {e}"));
-            assert!(without.tools.is_empty(), "{rel}: {} tool uses listed", without.tools.len());
+            assert!(without.unpaired.is_empty(), "{rel}: {} tool uses paired", without.unpaired.len());
             assert_eq!(format!("{:?}", without.entries), format!("{:?}", with.entries), "{rel}: entries");
             assert_eq!(without.findings, with.findings, "{rel}: findings");
-            *listed.entry(with.format.as_str()).or_insert(0) += with.tools.len();
+            let d = format::decode(&src, None, detail, Uses::Listed).unwrap();
+            let unlisted = format::decode(&src, None, detail, Uses::Unlisted).unwrap();
+            assert!(unlisted.tools.is_empty(), "{rel}: {} tool uses listed", unlisted.tools.len());
+            // The session keeps the uses the pairing names, in file order.
+            let pairing = arcturn_inspect::pairing::Pairing::build(&d.tools);
+            let expected: Vec<_> = pairing.unmatched().iter().map(|&u| &d.tools[u as usize]).collect();
+            assert_eq!(format!("{:?}", with.unpaired.iter().collect::<Vec<_>>()), format!("{expected:?}"), "{rel}");
+            *listed.entry(with.format.as_str()).or_insert(0) += d.tools.len();
+            unpaired += with.unpaired.len();
         }
     }
     for f in ["arcturn", "crab", "pi", "claude", "codex"] {
         let n = listed.get(f).copied().unwrap_or(0);
         assert!(n >= 20, "{f}: only {n} tool uses listed ({listed:?})");
     }
+    assert!(unpaired >= 5, "only {unpaired} unpaired tool uses");
+}
+
+/// Every entry's parent reads as its line writes it, whether the load kept it whole or as a
+/// link to the entry just before ([`arcturn_inspect::model::Entry::parent_is_previous`]), in
+/// both details; and most entries of these sessions are linked (the memory it saves).
+#[test]
+fn parents_read_as_written_whether_linked_or_kept() {
+    use arcturn_inspect::format::{Detail, Uses};
+    let (mut entries, mut linked) = (0, 0);
+    for rel in all_testdata().iter().filter(|r| r.starts_with("testdata/arcturn/") || r.starts_with("testdata/crab/")) {
+        let text = std::fs::read_to_string(root().join(rel)).unwrap();
+        let written: std::collections::HashMap<u32, Option<String>> = text
+            .lines()
+            .enumerate()
+            .filter_map(|(n, l)| {
+                let v: serde_json::Value = serde_json::from_str(l).ok()?;
+                let p = v.get("parentId").or_else(|| v.get("parent_id"))?;
+                Some((n as u32 + 1, (!p.is_null()).then(|| p.as_str().map_or_else(|| p.to_string(), str::to_string))))
+            })
+            .collect();
+        let src = Source::open(&root().join(rel), ReadOptions::default()).unwrap();
+        for detail in [Detail::Full, Detail::Index] {
+            let s = Session::load_with(&src, None, detail, Uses::Unlisted).unwrap();
+            for (i, e) in s.entries.iter().enumerate() {
+                let Some(want) = written.get(&e.line) else { continue };
+                let got = s.parent_id(i as u32).map(|p| p.text().into_owned());
+                assert_eq!(&got, want, "{rel}:{}: parent", e.line);
+                entries += 1;
+                linked += usize::from(e.parent_is_previous);
+            }
+        }
+    }
+    assert!(entries >= 100 && linked * 2 > entries, "{linked} of {entries} parents linked");
 }

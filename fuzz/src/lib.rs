@@ -98,6 +98,7 @@ fn content_read_directly_agrees(doc: &str) {
                 timestamp: None.into(),
                 message: None,
                 synthetic_id: false,
+                parent_is_previous: false,
                 extra: None,
             }
             .named(std::borrow::Cow::Borrowed(kind));

@@ -246,10 +246,11 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         kind,
         kind_at: 0,
         id,
-        parent,
+        parent: parent.map(Box::new),
         timestamp: raw.timestamp.ms().into(),
         message: message.map(Box::new),
         synthetic_id: false,
+        parent_is_previous: false,
         extra: None,
     }
     .named(kind_name.unwrap_or(Cow::Borrowed("")))

@@ -322,10 +322,11 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
             kind: Kind::Unknown,
             kind_at: 0,
             id,
-            parent: raw.parent_uuid.flatten().map(|p| Id::from_text(p.0)),
+            parent: raw.parent_uuid.flatten().map(|p| Box::new(Id::from_text(p.0))),
             timestamp: raw.timestamp.ms().into(),
             message: None,
             synthetic_id: !has_links,
+            parent_is_previous: false,
             extra: Some(Box::new(crate::model::Extra { hints, ..Default::default() })),
         }
         .named(ty);
@@ -459,10 +460,11 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         kind,
         kind_at: 0,
         id: Id::from_text(uuid.0),
-        parent,
+        parent: parent.map(Box::new),
         timestamp: raw.timestamp.ms().into(),
         message: message.map(Box::new),
         synthetic_id: false,
+        parent_is_previous: false,
         extra: (!hints.is_empty() || compaction.is_some())
             .then(|| Box::new(crate::model::Extra { hints, compaction, ..Default::default() })),
     }
@@ -708,7 +710,7 @@ impl<'a> Stitch<'a> for Pass<'a> {
             .enumerate()
             .filter_map(|(slot, e)| {
                 let e = e.as_mut()?;
-                let mut p = e.parent.take();
+                let mut p = e.parent.take().map(|p| *p);
                 // Bounded: a cycle among removed lines must not loop.
                 for _ in 0..redirect.len() + 1 {
                     let Some(cur) = &p else { break };
@@ -718,23 +720,23 @@ impl<'a> Stitch<'a> for Pass<'a> {
                     }
                 }
                 let check = p.is_some() && e.hint(SIDECHAIN).is_some();
-                e.parent = p;
+                e.set_parent(p);
                 // Claude Code keeps nothing between the boundary and what it summarized: the
                 // context after it is the summary, then what follows. Naming the summarized
                 // entry (its parent) says exactly that.
                 // The field, not `compaction_mut()`: the entry's parent is read beside it.
                 if let Some(c) = e.extra.as_mut().and_then(|x| x.compaction.as_mut()) {
-                    c.up_to = e.parent.clone();
+                    c.up_to = e.parent.as_deref().cloned();
                 }
                 check.then_some(slot)
             })
             .collect();
         // A sub-agent's first line names a line of its parent's file: it is the sub-agent's root.
         for slot in sidechains {
-            let Some(k) = keep[slot].as_ref().and_then(|e| e.parent.clone()) else { continue };
+            let Some(k) = keep[slot].as_ref().and_then(|e| e.parent_named().cloned()) else { continue };
             if kept_by_id.get(&ids, &k).is_none() {
                 if let Some(e) = keep[slot].as_mut() {
-                    e.parent = None;
+                    e.set_parent(None);
                     if let Some(c) = e.compaction_mut() {
                         c.up_to = None;
                     }
@@ -835,7 +837,7 @@ impl<'a> Pass<'a> {
         }
         let line_uses = &self.uses[first_use..self.next_use];
         let call_keys = || line_uses.iter().filter(|u| u.side == ToolSide::Call).filter_map(|u| u.key.clone());
-        let mut parent = e.parent.take();
+        let mut parent = e.parent.take().map(|p| *p);
         self.created = self.created.or(e.timestamp.get());
         if e.hint(DROP).is_some() {
             if let Some(t) = e.hint(CUSTOM_TITLE) {
@@ -932,7 +934,7 @@ impl<'a> Pass<'a> {
         }
         self.owner.push(if e.message.is_some() { slot as u32 } else { NO_OWNER });
         self.kept_by_id.keep(slot, &id_key, (slot, e.kind));
-        e.parent = parent;
+        e.set_parent(parent);
         self.keep[slot] = Some(e);
         // Results are attached once their issuer is known (it always precedes them).
         for r in self.pending_results.drain(..) {
@@ -1060,7 +1062,7 @@ fn attach_result<'a>(
     let Some(parent_id) = keep[under].as_ref().map(|p| p.id.clone()) else { return };
     let (before, rest) = keep.split_at_mut(r);
     let Some(e) = rest[0].as_mut() else { return };
-    e.parent = Some(parent_id);
+    e.set_parent(Some(parent_id));
     last_result.insert(from, r);
     if detail == Detail::Index {
         // The messages are let go after the pass: no view shows the names.

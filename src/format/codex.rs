@@ -264,6 +264,7 @@ fn entry<'a>(line: &Line, ts: Option<i64>, kind: Kind, kind_name: Cow<'a, str>, 
         timestamp: ts.into(),
         message: None,
         synthetic_id: false,
+        parent_is_previous: false,
         extra: None,
     }
     .named(kind_name)
@@ -839,7 +840,7 @@ fn place<'a>(out: &mut Vec<Entry<'a>>, w: &mut Walk, mut e: Entry<'a>) {
             return;
         }
     }
-    e.parent = w.attach.map(|a| out[a].id.clone());
+    e.set_parent(w.attach.map(|a| out[a].id.clone()));
     let ix = out.len();
     if e.message.as_ref().is_some_and(|m| m.role == Role::User) {
         w.users.push(ix);
@@ -887,7 +888,7 @@ fn settle<'a>(out: &mut Vec<Entry<'a>>, w: &mut Walk, mut counter: Entry<'a>, la
             counter.id = super::line_id(n);
             counter.kind = Kind::Message;
             counter = counter.named(Cow::Borrowed("token_count"));
-            counter.parent = w.attach.map(|a| out[a].id.clone());
+            counter.set_parent(w.attach.map(|a| out[a].id.clone()));
             counter.extra_mut().hints.clear();
             counter.synthetic_id = true;
             let (role_at, role_other) = Message::role_parts(Cow::Borrowed("assistant"));
@@ -924,7 +925,7 @@ fn mark_typed(e: &mut Entry<'_>) {
 
 /// The position of an entry's parent.
 fn parent_pos(out: &[Entry<'_>], ix: usize) -> Option<usize> {
-    let p = out[ix].parent.as_ref()?;
+    let p = out[ix].parent_named()?;
     out[..ix].iter().rposition(|e| &e.id == p)
 }
 

@@ -187,10 +187,11 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         kind,
         kind_at: 0,
         id,
-        parent,
+        parent: parent.map(Box::new),
         timestamp: crate::model::Ms::NONE,
         message: message.map(Box::new),
         synthetic_id: false,
+        parent_is_previous: false,
         extra: None,
     }
     .named(kind_name.unwrap_or(Cow::Borrowed("")));

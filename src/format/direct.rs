@@ -615,6 +615,7 @@ mod tests {
             timestamp: None.into(),
             message: None,
             synthetic_id: false,
+            parent_is_previous: false,
             extra: None,
         }
         .named(std::borrow::Cow::Borrowed(kind))

@@ -328,6 +328,7 @@ pub fn decode(source: &Source, forced: Option<Format>, detail: Detail, uses: Use
             detail: part_detail,
             // A pass may read the uses even when the load does not keep them.
             pack: !dec.rekeyed && (uses == Uses::Listed || dec.fold.is_some()),
+            link: dec.fold.is_none(),
             entries: Vec::with_capacity(guess),
             tools: Vec::with_capacity(guess),
             ..Part::default()
@@ -342,6 +343,7 @@ pub fn decode(source: &Source, forced: Option<Format>, detail: Detail, uses: Use
         _ => None,
     };
     let mut merger = Merger::new(format, body.len(), stitch, uses);
+    merger.link = dec.fold.is_none();
     if chunks.len() == 1 || rayon::current_thread_index().is_some() {
         // One chunk, or already on a worker (files decoded side by side, as `stats DIR`
         // does): blocking this thread on the channel below could leave no worker free to
@@ -387,6 +389,11 @@ fn fold<'a>(
         (Some(Fold::Whole(f)), None) => f(&mut d, bytes, detail),
         _ => return d,
     }
+    // The entries are in their final order now.
+    for i in 1..d.entries.len() {
+        let (before, rest) = d.entries.split_at_mut(i);
+        rest[0].link_parent(&before[i - 1]);
+    }
     if detail == Detail::Index {
         // Hundreds of thousands of frees: on every worker.
         d.entries.par_iter_mut().for_each(|e| e.message = None);
@@ -430,6 +437,9 @@ struct Part<'a> {
     detail: Detail,
     /// Whether each entry's tool uses are listed ([`Decoder::rekeyed`]).
     pack: bool,
+    /// Whether an entry's parent is linked to the entry before it as it is added (in a
+    /// format without a pass, whose entries are in their final order as decoded).
+    link: bool,
     lines: u32,
     entries: Vec<Entry<'a>>,
     tools: Vec<ToolUse<'a>>,
@@ -498,6 +508,9 @@ impl<'a> Part<'a> {
                 if self.pack {
                     let ix = self.entries.len() as u32;
                     push_tool_uses(&mut self.tools, ix, &e);
+                }
+                if let Some(before) = self.entries.last().filter(|_| self.link) {
+                    e.link_parent(before);
                 }
                 if self.detail == Detail::Index {
                     // Decoded and checked, then let go at once: the allocator hands the
@@ -743,6 +756,8 @@ struct Merger<'a> {
     /// The format's pass, when it takes the entries part by part, and how many it was fed.
     stitch: Option<Box<dyn Stitch<'a> + 'a>>,
     fed: u32,
+    /// Whether each part's first entry is linked to the entry before it ([`Part::link`]).
+    link: bool,
     /// How many entries the whole file is expected to hold (from the first part).
     expected: usize,
     first_content_line: Option<u32>,
@@ -770,6 +785,7 @@ impl<'a> Merger<'a> {
             folded: BTreeMap::new(),
             stitch,
             fed: 0,
+            link: false,
             expected: 0,
             first_content_line: None,
             last_content: None,
@@ -821,6 +837,9 @@ impl<'a> Merger<'a> {
                 s.feed(d, Fed { entries, tools, expected: self.expected });
             }
             None => {
+                if let (true, Some(before), Some(first)) = (self.link, d.entries.last(), p.entries.first_mut()) {
+                    first.link_parent(before);
+                }
                 let entries = d.entries.len() as u32;
                 d.entries.extend(p.entries.into_iter().map(|mut e| {
                     e.line += lines;

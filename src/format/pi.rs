@@ -220,10 +220,11 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         kind,
         kind_at: 0,
         id,
-        parent,
+        parent: parent.map(Box::new),
         timestamp: raw.timestamp.ms().into(),
         message: message.map(Box::new),
         synthetic_id: false,
+        parent_is_previous: false,
         extra: None,
     }
     .named(ty.unwrap_or(Cow::Borrowed("")))
@@ -311,7 +312,7 @@ fn migrate_v1(d: &mut Decoded<'_>) {
     let mut previous: Option<Id<'static>> = None;
     for e in &mut d.entries {
         if e.hint("v1").is_some() {
-            e.parent = previous.clone();
+            e.set_parent(previous.clone());
         }
         previous = Some(e.id.to_owned_id());
         let kept = e.hint("first_kept_index").and_then(|k| k.parse::<usize>().ok());

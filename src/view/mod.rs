@@ -158,7 +158,7 @@ impl EntryText {
         }
         match s.tree.root_reason(i) {
             Some(RootReason::Dangling) => {
-                let parent = e.parent.as_ref().map(crate::tree::quoted).unwrap_or_default();
+                let parent = s.parent_id(i).map(crate::tree::quoted).unwrap_or_default();
                 badges.push(format!("(parent {} not in file)", sanitize::inline(&parent)))
             }
             Some(RootReason::SelfParent) => badges.push("(names itself as parent)".into()),

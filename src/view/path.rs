@@ -42,7 +42,7 @@ impl<'s, 'a> Step<'s, 'a> {
         let e = s.entry(i);
         Step {
             id: &e.id,
-            parent: e.parent.as_ref(),
+            parent: s.parent_id(i),
             line: e.line,
             depth: s.tree.depth(i),
             kind: e.kind_name(),

@@ -64,7 +64,7 @@ impl<'s, 'a> Node<'s, 'a> {
         let e = s.entry(i);
         Node {
             id: &e.id,
-            parent: e.parent.as_ref(),
+            parent: s.parent_id(i),
             line: e.line,
             depth: s.tree.depth(i),
             kind: e.kind_name(),
