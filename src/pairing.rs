@@ -1,52 +1,72 @@
 //! Tool calls matched with tool results by call id, over the whole file: a result may sit on
 //! another branch than its call (a resumed session), so pairing is file-wide.
+//!
+//! The uses are fed in file order, all at once or a part of the file at a time as the parts
+//! are decoded, and only those without a partner yet are held: in a healthy file a result
+//! follows its call within a few lines, so a load never holds the list of every use.
 
 use hashbrown::HashTable;
 
 use crate::model::{Id, ToolSide, ToolUse};
 
-/// The tool uses (positions in the session's `tools`) that found no partner: calls with no
-/// result anywhere, results naming no call, results without a call id.
-pub struct Pairing {
-    unmatched: Vec<u32>,
+/// The side a call id was met on, as a bit.
+fn bit(side: ToolSide) -> u8 {
+    match side {
+        ToolSide::Call => 1,
+        ToolSide::Result => 2,
+    }
 }
 
-impl Pairing {
-    pub fn build(tools: &[ToolUse<'_>]) -> Pairing {
-        // The ids of each side, as positions in `tools` (4 bytes a slot: the tables stay in
-        // cache), compared through `tools`. Hashes are computed once.
-        let hashes: Vec<u64> = tools.iter().map(|t| t.key.as_ref().map_or(0, Id::hash64)).collect();
-        let key = |j: u32| tools[j as usize].key.as_ref();
-        // Calls and results come in pairs in a healthy file.
-        let mut results: HashTable<u32> = HashTable::with_capacity(tools.len() / 2);
-        let mut called: HashTable<u32> = HashTable::with_capacity(tools.len() / 2);
-        for (i, t) in tools.iter().enumerate() {
-            let Some(k) = &t.key else { continue };
-            let side = match t.side {
-                ToolSide::Call => &mut called,
-                ToolSide::Result => &mut results,
-            };
-            side.entry(hashes[i], |&j| key(j) == Some(k), |&j| hashes[j as usize]).or_insert(i as u32);
-        }
-        let has = |table: &HashTable<u32>, i: usize, k: &Id| table.find(hashes[i], |&j| key(j) == Some(k)).is_some();
-        let unmatched = tools
-            .iter()
-            .enumerate()
-            .filter(|&(i, t)| match (t.side, &t.key) {
-                (ToolSide::Call, Some(k)) => !has(&results, i, k),
-                (ToolSide::Result, Some(k)) => !has(&called, i, k),
-                (ToolSide::Result, None) => true,
-                // Calls without an id are not listed as tool uses.
-                (ToolSide::Call, None) => false,
-            })
-            .map(|(i, _)| i as u32)
-            .collect();
-        Pairing { unmatched }
+/// The bit of the side that pairs with `side`.
+fn partner(side: ToolSide) -> u8 {
+    match side {
+        ToolSide::Call => bit(ToolSide::Result),
+        ToolSide::Result => bit(ToolSide::Call),
+    }
+}
+
+/// Tool uses paired as they come, in file order. A use is unpaired when no use of the other
+/// side names its call id anywhere in the file (calls with no result, results naming no
+/// call), or when it is a result naming no call id at all.
+#[derive(Default)]
+pub struct Pairer<'a> {
+    /// Every call id met so far, with the sides it was met on.
+    seen: HashTable<(Id<'a>, u8)>,
+    /// The uses met so far whose partner was not, in file order.
+    open: Vec<ToolUse<'a>>,
+}
+
+impl<'a> Pairer<'a> {
+    /// Room for about `ids` more call ids, so that the table is not copied as it grows.
+    pub fn reserve(&mut self, ids: usize) {
+        self.seen.reserve(ids, |(s, _)| s.hash64());
     }
 
-    /// Positions in the session's `tools`, in file order.
-    pub fn unmatched(&self) -> &[u32] {
-        &self.unmatched
+    /// The next uses in file order; those that found their partner are let go (and their
+    /// partners with them, when these are the ones that came later).
+    pub fn add(&mut self, uses: impl IntoIterator<Item = ToolUse<'a>>) {
+        for u in uses {
+            if let Some(k) = &u.key {
+                let h = k.hash64();
+                match self.seen.find_mut(h, |(s, _)| s == k) {
+                    Some((_, sides)) => *sides |= bit(u.side),
+                    None => {
+                        self.seen.insert_unique(h, (k.clone(), bit(u.side)), |(s, _)| s.hash64());
+                    }
+                }
+            }
+            self.open.push(u);
+        }
+        let seen = &self.seen;
+        self.open.retain(|u| match &u.key {
+            Some(k) => seen.find(k.hash64(), |(s, _)| s == k).is_none_or(|(_, sides)| sides & partner(u.side) == 0),
+            None => true,
+        });
+    }
+
+    /// The uses that found no partner in the whole file, in file order.
+    pub fn finish(self) -> Vec<ToolUse<'a>> {
+        self.open
     }
 }
 
@@ -59,8 +79,16 @@ mod tests {
         ToolUse { entry, side, key: id.map(|s| Id::of_text(&Cow::Borrowed(s))), ran: true }
     }
 
+    fn unpaired(parts: &[&[ToolUse<'static>]]) -> Vec<u32> {
+        let mut p = Pairer::default();
+        for part in parts {
+            p.add(part.iter().cloned());
+        }
+        p.finish().iter().map(|u| u.entry).collect()
+    }
+
     #[test]
-    fn pairs_across_the_file_by_id() {
+    fn pairs_across_the_file_by_id_however_it_is_fed() {
         let tools = [
             use_(0, ToolSide::Call, Some("a")),
             use_(1, ToolSide::Result, Some("a")),
@@ -69,7 +97,33 @@ mod tests {
             use_(4, ToolSide::Result, None),
             use_(5, ToolSide::Result, Some("early")),
             use_(6, ToolSide::Call, Some("early")),
+            // The same call id again, far apart: paired, both sides having been met.
+            use_(7, ToolSide::Call, Some("a")),
+            use_(8, ToolSide::Result, Some("a")),
+            use_(9, ToolSide::Call, Some("twice-called")),
+            use_(10, ToolSide::Call, Some("twice-called")),
+            use_(11, ToolSide::Result, Some("twice-called")),
+            use_(12, ToolSide::Result, Some("result-twice")),
+            use_(13, ToolSide::Result, Some("result-twice")),
         ];
-        assert_eq!(Pairing::build(&tools).unmatched(), &[2, 3, 4]);
+        let want = [2, 3, 4, 12, 13];
+        assert_eq!(unpaired(&[&tools]), want);
+        // Fed in parts, at every cut, and one use at a time: the same answer.
+        for cut in 0..=tools.len() {
+            assert_eq!(unpaired(&[&tools[..cut], &tools[cut..]]), want, "cut at {cut}");
+        }
+        let one_by_one: Vec<&[ToolUse]> = tools.chunks(1).collect();
+        assert_eq!(unpaired(&one_by_one), want);
+    }
+
+    #[test]
+    fn a_use_whose_partner_comes_parts_later_is_let_go_then() {
+        let mut p = Pairer::default();
+        p.add([use_(0, ToolSide::Call, Some("x")), use_(1, ToolSide::Call, Some("y"))]);
+        assert_eq!(p.open.len(), 2);
+        p.add([use_(2, ToolSide::Result, Some("y"))]);
+        assert_eq!(p.open.iter().map(|u| u.entry).collect::<Vec<_>>(), [0]);
+        p.add([use_(3, ToolSide::Result, Some("x"))]);
+        assert!(p.finish().is_empty());
     }
 }

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::finding::{Code, Finding, Severity};
 use crate::format::{self, repair_lone_surrogates, Detail, Uses};
 use crate::model::{Entry, Format, Header, Id, Observation, ToolUse};
-use crate::pairing::Pairing;
+use crate::pairing::Pairer;
 use crate::source::Source;
 use crate::tree::{Ix, Tree};
 
@@ -24,8 +24,8 @@ pub struct Session<'a> {
     /// Tree entries (arcturn entries, crab messages) in file order.
     pub entries: Vec<Entry<'a>>,
     /// The tool calls and results that found no partner anywhere in the file, in file
-    /// order ([`Pairing`]), when the load listed the tool uses ([`Uses::Listed`]); else
-    /// empty.
+    /// order ([`Pairer`]), when the load asked for the tool uses ([`Uses::Listed`] or
+    /// [`Uses::Paired`]); else empty.
     pub unpaired: Vec<ToolUse<'a>>,
     /// crab observation records in file order.
     pub observations: Vec<Observation<'a>>,
@@ -49,12 +49,18 @@ impl<'a> Session<'a> {
     /// and pairing them when `uses` asks.
     pub fn load_with(source: &'a Source, format: Option<Format>, detail: Detail, uses: Uses) -> Result<Session<'a>> {
         let mut d = format::decode(source, format, detail, uses)?;
-        // The pairing, then the tree: the tool uses are let go before the tree is built, so
-        // that a load holds one of them at a time beside the entries (a fifth of `check`'s
-        // heap), for the few milliseconds the two would save side by side.
+        // The pairing (if the decode did not pair them as it went), then the tree: the tool
+        // uses are let go before the tree is built, so that a load holds one of them at a
+        // time beside the entries, for the few milliseconds the two would save side by side.
         let tools = std::mem::take(&mut d.tools);
-        let unpaired = Pairing::build(&tools).unmatched().iter().map(|&u| tools[u as usize].clone()).collect();
-        drop(tools);
+        let unpaired = match d.uses {
+            Uses::Paired => tools,
+            Uses::Listed | Uses::Unlisted => {
+                let mut pairer = Pairer::default();
+                pairer.add(tools);
+                pairer.finish()
+            }
+        };
         let tree = Tree::build(&d.entries);
         let mut findings = d.findings;
         findings.extend(tree.findings.iter().cloned());

@@ -6,7 +6,7 @@
 mod common;
 
 use arcturn_inspect::format;
-use arcturn_inspect::model::Format;
+use arcturn_inspect::model::{Format, ToolSide};
 use arcturn_inspect::session::Session;
 use arcturn_inspect::source::{ReadOptions, Source};
 use common::{all_testdata, real_files, root};
@@ -235,10 +235,32 @@ fn a_load_without_tool_uses_differs_only_by_them() {
             let d = format::decode(&src, None, detail, Uses::Listed).unwrap();
             let unlisted = format::decode(&src, None, detail, Uses::Unlisted).unwrap();
             assert!(unlisted.tools.is_empty(), "{rel}: {} tool uses listed", unlisted.tools.len());
-            // The session keeps the uses the pairing names, in file order.
-            let pairing = arcturn_inspect::pairing::Pairing::build(&d.tools);
-            let expected: Vec<_> = pairing.unmatched().iter().map(|&u| &d.tools[u as usize]).collect();
+            // The session keeps the uses that found no partner, in file order: a result
+            // naming no call id, and any use no use of the other side names (the oracle:
+            // every call id of each side, as text), whether the decode paired them as it
+            // went or listed them all.
+            let named = |side| -> std::collections::HashSet<String> {
+                d.tools
+                    .iter()
+                    .filter(|u| u.side == side)
+                    .filter_map(|u| u.key.as_ref())
+                    .map(|k| k.text().into_owned())
+                    .collect()
+            };
+            let (calls, results) = (named(ToolSide::Call), named(ToolSide::Result));
+            let expected: Vec<_> = d
+                .tools
+                .iter()
+                .filter(|u| match (&u.key, u.side) {
+                    (None, _) => true,
+                    (Some(k), ToolSide::Call) => !results.contains(k.text().as_ref()),
+                    (Some(k), ToolSide::Result) => !calls.contains(k.text().as_ref()),
+                })
+                .collect();
             assert_eq!(format!("{:?}", with.unpaired.iter().collect::<Vec<_>>()), format!("{expected:?}"), "{rel}");
+            let paired = Session::load_with(&src, None, detail, Uses::Paired).unwrap();
+            assert_eq!(format!("{:?}", paired.unpaired), format!("{:?}", with.unpaired), "{rel}: paired as decoded");
+            assert_eq!(paired.findings, with.findings, "{rel}: findings");
             *listed.entry(with.format.as_str()).or_insert(0) += d.tools.len();
             unpaired += with.unpaired.len();
         }

@@ -12,7 +12,10 @@ use common::cmd;
 use gen::real::Agent;
 
 /// A ~12 MiB session (three times the size below which a file is decoded on one thread)
-/// with damage spread through it. Returns the file and the 1-based lines that were damaged.
+/// with damage spread through it. Returns the file and the 1-based lines that were damaged,
+/// with the finding each must cause, or `paired` for a tool use that has its partner lines
+/// or chunks away (a result before its call, a call id named again far later) and must
+/// cause none.
 fn damaged_session(dir: &std::path::Path) -> (std::path::PathBuf, Vec<(usize, &'static str)>) {
     let mut buf = Vec::new();
     gen::arcturn_session(&mut buf, 12 << 20, 7).unwrap();
@@ -20,10 +23,29 @@ fn damaged_session(dir: &std::path::Path) -> (std::path::PathBuf, Vec<(usize, &'
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     let n = lines.len();
     let mut damage = Vec::new();
+    let call = |id: &str, call: &str| {
+        format!(
+            r#"{{"kind":"message","id":"{id}","parentId":null,"timestamp":1,"message":{{"role":"assistant","content":[{{"type":"toolCall","id":"{call}","name":"bash","arguments":{{}}}}],"stopReason":"toolUse"}}}}"#
+        )
+    };
+    let result = |id: &str, call: &str| {
+        format!(
+            r#"{{"kind":"message","id":"{id}","parentId":null,"timestamp":1,"message":{{"role":"toolResult","toolCallId":"{call}","toolName":"bash","content":[],"isError":false}}}}"#
+        )
+    };
+    // A call id the generated session pairs early on, named again by a result near the end.
+    let early = text.split(r#""toolCallId":""#).nth(1).and_then(|r| r.split('"').next()).unwrap().to_string();
+    let (call_far, result_far) = (call("far-c", "call_far"), result("far-r", "call_far"));
+    let (result_first, call_later) = (result("first-r", "call_first"), call("later-c", "call_first"));
+    let (lone_call, lone_result) = (call("lone-c", "call_lone"), result("lone-r", "call_nobody"));
+    let again = result("again-r", &early);
     // (position as a fraction of the file, line to insert, the finding it must cause), in
     // file order: each insertion lands after the earlier ones, so every recorded line
     // number stays exact.
-    let edits: [(f64, &str, &'static str); 7] = [
+    let edits: [(f64, &str, &'static str); 14] = [
+        (0.02, &call_far, "paired"),
+        (0.03, &result_first, "paired"),
+        (0.04, &lone_call, "tool_call_without_result"),
         (0.05, r#"{"kind":"label","id":"sur","parentId":null,"timestamp":1,"label":"cut \ud83d"}"#, "lone_surrogate"),
         (0.21, "{\"kind\":\"message\",\"id\":\"ctl\",\"parentId\":null,\"timestamp\":1,\"message\":{\"role\":\"user\",\"content\":\"a\u{1}b\"}}", "corrupt_line"),
         (0.33, "", "blank_lines"),
@@ -31,6 +53,10 @@ fn damaged_session(dir: &std::path::Path) -> (std::path::PathBuf, Vec<(usize, &'
         (0.64, r#"{"kind":"session","id":"s-again","timestamp":"2026-01-01T00:00:00Z"}"#, "misplaced_header"),
         (0.81, "", "blank_lines"),
         (0.93, "{\"kind\":\"message\",\"id\":\"broken\"", "corrupt_line"),
+        (0.94, &lone_result, "tool_result_without_call"),
+        (0.95, &result_far, "paired"),
+        (0.96, &call_later, "paired"),
+        (0.97, &again, "paired"),
     ];
     for (at, line, code) in edits {
         let i = (n as f64 * at) as usize;
@@ -82,8 +108,14 @@ fn chunked_decode_gives_the_one_thread_answer() {
                 && (f["line"] == line as u64 || f["message"].as_str().is_some_and(|m| m.contains(&format!(" {line}"))))
         })
     };
+    let about_a_tool = |line: usize| {
+        findings.iter().any(|f| f["line"] == line as u64 && f["code"].as_str().is_some_and(|c| c.starts_with("tool_")))
+    };
     for (line, code) in &damage {
-        assert!(has(*line, code), "no {code} at line {line}: {findings:#?}");
+        match *code {
+            "paired" => assert!(!about_a_tool(*line), "line {line} has its partner: {findings:#?}"),
+            _ => assert!(has(*line, code), "no {code} at line {line}: {findings:#?}"),
+        }
     }
     let last = report["lines"].as_u64().unwrap() as usize;
     assert!(has(last, "torn_last_line"), "the torn tail is line {last}");

@@ -99,7 +99,7 @@ fn check_one(ctx: &Ctx, f: &super::Input, last: bool) -> Result<Report> {
     let src = Source::open(&f.path, ctx.read_options())?;
     let src = if last { super::keep_until_exit(src) } else { &src };
     // The report needs the index and the findings, not the message bodies.
-    let s = Session::load_with(src, ctx.format(), Detail::Index, Uses::Listed)?;
+    let s = Session::load_with(src, ctx.format(), Detail::Index, Uses::Paired)?;
     let report = check(&s, ctx.global.strict);
     if last {
         super::release(s);

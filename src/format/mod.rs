@@ -34,6 +34,7 @@ use crate::content::Content;
 use crate::error::{Error, Result};
 use crate::finding::{Code, Finding};
 use crate::model::{Entry, Format, Header, Id, Kind, Message, Observation, ToolSide, ToolUse};
+use crate::pairing::Pairer;
 use crate::source::{Line, Source};
 
 /// Below this size a file is decoded on one thread: splitting costs more than it saves.
@@ -96,12 +97,18 @@ impl Detail {
     }
 }
 
-/// Whether a load lists every tool call and result ([`Decoded::tools`]) for the pairing
-/// check. Only `check` reads them; a view that does not is spared the list and its index
-/// (about 50 bytes an entry).
+/// What a load keeps of the tool calls and results ([`Decoded::tools`]), for the pairing
+/// check. Only `check` reads them; a view that does not is spared them (about 50 bytes an
+/// entry).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Uses {
+    /// Every one, in file order.
     Listed,
+    /// Those that found no partner, paired as the parts are decoded ([`Pairer`]), so that
+    /// the list of every use is never held; in a format with a pass, which needs them all,
+    /// the load lists them ([`Uses::Listed`]) and the session pairs them.
+    Paired,
+    /// None.
     #[default]
     Unlisted,
 }
@@ -252,6 +259,7 @@ pub fn reindex(d: &mut Decoded<'_>) {
     if d.uses == Uses::Unlisted {
         return;
     }
+    debug_assert_eq!(d.uses, Uses::Listed, "a format with a pass lists its uses");
     // On every worker: the entries were just rewritten by one thread, and each is a few
     // pointers to follow.
     const RUN: usize = 4096;
@@ -310,6 +318,7 @@ pub fn decode(source: &Source, forced: Option<Format>, detail: Detail, uses: Use
     };
     let dec = decoder(format);
     let detail = detail.kept_in(format);
+    let uses = if uses == Uses::Paired && dec.fold.is_some() { Uses::Listed } else { uses };
     // A fold reads the messages, so they are let go only after it.
     let part_detail = if dec.fold.is_some() { Detail::Full } else { detail };
     let body = source.body();
@@ -327,7 +336,7 @@ pub fn decode(source: &Source, forced: Option<Format>, detail: Detail, uses: Use
             bytes: chunk.len(),
             detail: part_detail,
             // A pass may read the uses even when the load does not keep them.
-            pack: !dec.rekeyed && (uses == Uses::Listed || dec.fold.is_some()),
+            pack: !dec.rekeyed && (uses != Uses::Unlisted || dec.fold.is_some()),
             link: dec.fold.is_none(),
             entries: Vec::with_capacity(guess),
             tools: Vec::with_capacity(guess),
@@ -344,6 +353,8 @@ pub fn decode(source: &Source, forced: Option<Format>, detail: Detail, uses: Use
     };
     let mut merger = Merger::new(format, body.len(), stitch, uses);
     merger.link = dec.fold.is_none();
+    // (A format with a pass lists its uses: see above.)
+    merger.pairer = (uses == Uses::Paired).then(Pairer::default);
     if chunks.len() == 1 || rayon::current_thread_index().is_some() {
         // One chunk, or already on a worker (files decoded side by side, as `stats DIR`
         // does): blocking this thread on the channel below could leave no worker free to
@@ -758,6 +769,8 @@ struct Merger<'a> {
     fed: u32,
     /// Whether each part's first entry is linked to the entry before it ([`Part::link`]).
     link: bool,
+    /// The tool uses paired part by part ([`Uses::Paired`]).
+    pairer: Option<Pairer<'a>>,
     /// How many entries the whole file is expected to hold (from the first part).
     expected: usize,
     first_content_line: Option<u32>,
@@ -786,6 +799,7 @@ impl<'a> Merger<'a> {
             stitch,
             fed: 0,
             link: false,
+            pairer: None,
             expected: 0,
             first_content_line: None,
             last_content: None,
@@ -808,7 +822,13 @@ impl<'a> Merger<'a> {
             // grow; capacity never written is address space, not memory.
             let scale = |n: usize| n + n * (self.total - p.bytes) / p.bytes.max(1) * 5 / 4;
             d.entries.reserve(scale(p.entries.len()));
-            d.tools.reserve(scale(p.tools.len()));
+            if d.uses == Uses::Listed {
+                d.tools.reserve(scale(p.tools.len()));
+            }
+            if let Some(pairer) = &mut self.pairer {
+                // A call id is named twice (its call, its result).
+                pairer.reserve(scale(p.tools.len()) / 2);
+            }
             d.observations.reserve(scale(p.observations.len()));
         }
         self.parts += 1;
@@ -845,10 +865,14 @@ impl<'a> Merger<'a> {
                     e.line += lines;
                     e
                 }));
-                d.tools.extend(p.tools.into_iter().map(|mut t| {
+                let tools = p.tools.into_iter().map(|mut t| {
                     t.entry += entries;
                     t
-                }));
+                });
+                match &mut self.pairer {
+                    Some(pairer) => pairer.add(tools),
+                    None => d.tools.extend(tools),
+                }
             }
         }
         d.observations.extend(p.observations.into_iter().map(|mut o| {
@@ -897,7 +921,10 @@ impl<'a> Merger<'a> {
 
     /// Everything decoded, and the format's pass that was fed the entries, to finish.
     fn finish(self, source: &Source) -> (Decoded<'a>, Option<Box<dyn Stitch<'a> + 'a>>) {
-        let Merger { mut d, folded, last_content, blank_at, stitch, .. } = self;
+        let Merger { mut d, folded, last_content, blank_at, stitch, pairer, .. } = self;
+        if let Some(p) = pairer {
+            d.tools = p.finish();
+        }
         // The torn-tail rule: an unparsable last line is a crash mid-append, not corruption.
         if let Some((line, terminated)) = last_content {
             for f in &mut d.findings {
