@@ -132,6 +132,10 @@ impl Tree {
             parent.push(p.unwrap_or(NO_PARENT));
         }
 
+        // Each list of the build is let go as soon as it is done with, so that the lists of
+        // one step are not held beside those of the next (a load's peak is the tree's).
+        drop(first_of_its_id);
+
         // Cycles: walk up from every entry, colouring the path; meeting the current path
         // again closes a cycle, which is cut at its first member in file order.
         const NEW: u8 = 0;
@@ -195,6 +199,10 @@ impl Tree {
                 colour[i as usize] = DONE;
             }
         }
+        drop((colour, path));
+        let roots: Vec<(Ix, RootReason)> =
+            (0..n).filter_map(|i| reason[i].filter(|_| up(parent[i]).is_none()).map(|r| (i as Ix, r))).collect();
+        drop(reason);
 
         // Children in file order, packed.
         let mut child_start = vec![0u32; n + 1];
@@ -212,9 +220,7 @@ impl Tree {
                 fill[p as usize] += 1;
             }
         }
-
-        let roots: Vec<(Ix, RootReason)> =
-            (0..n).filter_map(|i| reason[i].filter(|_| up(parent[i]).is_none()).map(|r| (i as Ix, r))).collect();
+        drop(fill);
         if real_roots > 1 {
             let first = roots.iter().find(|r| r.1 == RootReason::Root).map(|r| entries[r.0 as usize].line);
             let second = roots.iter().filter(|r| r.1 == RootReason::Root).nth(1).map(|r| entries[r.0 as usize].line);
