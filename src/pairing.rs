@@ -37,11 +37,6 @@ pub struct Pairer<'a> {
 }
 
 impl<'a> Pairer<'a> {
-    /// Room for about `ids` more call ids, so that the table is not copied as it grows.
-    pub fn reserve(&mut self, ids: usize) {
-        self.seen.reserve(ids, |(s, _)| s.hash64());
-    }
-
     /// The next uses in file order; those that found their partner are let go (and their
     /// partners with them, when these are the ones that came later).
     pub fn add(&mut self, uses: impl IntoIterator<Item = ToolUse<'a>>) {

@@ -825,10 +825,6 @@ impl<'a> Merger<'a> {
             if d.uses == Uses::Listed {
                 d.tools.reserve(scale(p.tools.len()));
             }
-            if let Some(pairer) = &mut self.pairer {
-                // A call id is named twice (its call, its result).
-                pairer.reserve(scale(p.tools.len()) / 2);
-            }
             d.observations.reserve(scale(p.observations.len()));
         }
         self.parts += 1;
