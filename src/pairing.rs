@@ -2,12 +2,16 @@
 //! another branch than its call (a resumed session), so pairing is file-wide.
 //!
 //! The uses are fed in file order, all at once or a part of the file at a time as the parts
-//! are decoded, and only those without a partner yet are held: in a healthy file a result
-//! follows its call within a few lines, so a load never holds the list of every use.
+//! are decoded, and only those without a partner yet are kept (let go in batches): in a
+//! healthy file a result follows its call within a few lines, so a load never holds the list
+//! of every use.
 
 use hashbrown::HashTable;
 
 use crate::model::{Id, ToolSide, ToolUse};
+
+/// How many uses may wait beyond twice those kept at the last look before the next.
+const LOOK_EVERY: usize = 4096;
 
 /// The side a call id was met on, as a bit.
 fn bit(side: ToolSide) -> u8 {
@@ -32,13 +36,17 @@ fn partner(side: ToolSide) -> u8 {
 pub struct Pairer<'a> {
     /// Every call id met so far, with the sides it was met on.
     seen: HashTable<(Id<'a>, u8)>,
-    /// The uses met so far whose partner was not, in file order.
+    /// The uses met so far whose partner was not when they were last looked at, in file
+    /// order, and those met since.
     open: Vec<ToolUse<'a>>,
+    /// How many uses `open` kept when it was last looked at.
+    kept: usize,
 }
 
 impl<'a> Pairer<'a> {
-    /// The next uses in file order; those that found their partner are let go (and their
-    /// partners with them, when these are the ones that came later).
+    /// The next uses in file order. Those that found their partner are let go whenever the
+    /// waiting list has doubled since it was last looked at: each use is looked at a bounded
+    /// number of times, even in a file where no call has a result.
     pub fn add(&mut self, uses: impl IntoIterator<Item = ToolUse<'a>>) {
         for u in uses {
             if let Some(k) = &u.key {
@@ -51,16 +59,25 @@ impl<'a> Pairer<'a> {
                 }
             }
             self.open.push(u);
+            if self.open.len() > 2 * self.kept + LOOK_EVERY {
+                self.let_go_paired();
+            }
         }
+    }
+
+    /// Let go of the waiting uses whose partner has been met.
+    fn let_go_paired(&mut self) {
         let seen = &self.seen;
         self.open.retain(|u| match &u.key {
             Some(k) => seen.find(k.hash64(), |(s, _)| s == k).is_none_or(|(_, sides)| sides & partner(u.side) == 0),
             None => true,
         });
+        self.kept = self.open.len();
     }
 
     /// The uses that found no partner in the whole file, in file order.
-    pub fn finish(self) -> Vec<ToolUse<'a>> {
+    pub fn finish(mut self) -> Vec<ToolUse<'a>> {
+        self.let_go_paired();
         self.open
     }
 }
@@ -112,13 +129,21 @@ mod tests {
     }
 
     #[test]
-    fn a_use_whose_partner_comes_parts_later_is_let_go_then() {
+    fn a_use_whose_partner_comes_parts_later_is_let_go() {
         let mut p = Pairer::default();
         p.add([use_(0, ToolSide::Call, Some("x")), use_(1, ToolSide::Call, Some("y"))]);
-        assert_eq!(p.open.len(), 2);
         p.add([use_(2, ToolSide::Result, Some("y"))]);
+        p.let_go_paired();
         assert_eq!(p.open.iter().map(|u| u.entry).collect::<Vec<_>>(), [0]);
         p.add([use_(3, ToolSide::Result, Some("x"))]);
+        assert!(p.finish().is_empty());
+        // Many pairs: what waits stays about twice what must.
+        let mut p = Pairer::default();
+        let ids: Vec<&'static str> = (0..50_000).map(|k| &*Box::leak(format!("c{k}").into_boxed_str())).collect();
+        for (k, id) in ids.iter().enumerate() {
+            p.add([use_(2 * k as u32, ToolSide::Call, Some(id)), use_(2 * k as u32 + 1, ToolSide::Result, Some(id))]);
+            assert!(p.open.len() <= 2 * p.kept + LOOK_EVERY + 2);
+        }
         assert!(p.finish().is_empty());
     }
 }

@@ -296,10 +296,10 @@ pub struct Decoded<'a> {
     pub format: Format,
     pub header: Option<Header<'a>>,
     pub entries: Vec<Entry<'a>>,
-    /// Every tool call and result, in file order, for the pairing check; empty unless the
-    /// load asked for them ([`Uses::Listed`]).
+    /// The tool calls and results, in file order, for the pairing check: every one
+    /// ([`Uses::Listed`]), those that found no partner ([`Uses::Paired`]), or none.
     pub tools: Vec<ToolUse<'a>>,
-    /// Whether `tools` is listed: a format's pass that rebuilds it reads this.
+    /// What `tools` holds (a format's pass that rebuilds it reads this).
     pub uses: Uses,
     pub observations: Vec<Observation<'a>>,
     /// Records that are neither entries, observations nor the header.
@@ -351,10 +351,7 @@ pub fn decode(source: &Source, forced: Option<Format>, detail: Detail, uses: Use
         Some(Fold::Streamed(start)) => Some(start(source.bytes(), detail)),
         _ => None,
     };
-    let mut merger = Merger::new(format, body.len(), stitch, uses);
-    merger.link = dec.fold.is_none();
-    // (A format with a pass lists its uses: see above.)
-    merger.pairer = (uses == Uses::Paired).then(Pairer::default);
+    let mut merger = Merger::new(format, body.len(), stitch, uses, dec.fold.is_none());
     if chunks.len() == 1 || rayon::current_thread_index().is_some() {
         // One chunk, or already on a worker (files decoded side by side, as `stats DIR`
         // does): blocking this thread on the channel below could leave no worker free to
@@ -449,7 +446,8 @@ struct Part<'a> {
     /// Whether each entry's tool uses are listed ([`Decoder::rekeyed`]).
     pack: bool,
     /// Whether an entry's parent is linked to the entry before it as it is added (in a
-    /// format without a pass, whose entries are in their final order as decoded).
+    /// format without a pass, whose entries are in their final order as decoded, and named
+    /// by the file: no made-up id is compared before it is placed).
     link: bool,
     lines: u32,
     entries: Vec<Entry<'a>>,
@@ -779,7 +777,13 @@ struct Merger<'a> {
 }
 
 impl<'a> Merger<'a> {
-    fn new(format: Format, total: usize, stitch: Option<Box<dyn Stitch<'a> + 'a>>, uses: Uses) -> Merger<'a> {
+    fn new(
+        format: Format,
+        total: usize,
+        stitch: Option<Box<dyn Stitch<'a> + 'a>>,
+        uses: Uses,
+        link: bool,
+    ) -> Merger<'a> {
         Merger {
             d: Decoded {
                 format,
@@ -798,8 +802,9 @@ impl<'a> Merger<'a> {
             folded: BTreeMap::new(),
             stitch,
             fed: 0,
-            link: false,
-            pairer: None,
+            link,
+            // (A format with a pass lists its uses: see `decode`.)
+            pairer: (uses == Uses::Paired).then(Pairer::default),
             expected: 0,
             first_content_line: None,
             last_content: None,
