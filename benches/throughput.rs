@@ -299,7 +299,7 @@ fn ensure_session(
     stem: &str,
     generate: impl FnOnce(&mut BufWriter<fs::File>, u64) -> io::Result<gen::GenSummary>,
 ) -> Result<PathBuf, String> {
-    let name = if size_mb % 1024 == 0 {
+    let name = if size_mb.is_multiple_of(1024) {
         format!("{stem}-{}g.jsonl", size_mb / 1024)
     } else {
         format!("{stem}-{size_mb}m.jsonl")

@@ -11,8 +11,9 @@
 //!    [`session::Session`];
 //! 5. [`render`] turns views into text for people or JSON for scripts; [`cmd`] wires it up.
 
-// Only the memory map of an input and its SIGBUS handler need `unsafe` (see `mapping`):
-// they allow it one function at a time, and nothing else may add it unnoticed.
+// Only the memory map of an input and its SIGBUS handler need `unsafe` (see `mapping`), and
+// the call of the string scan built for AVX2 (`format::skim`, once the CPU is found to have
+// it): they allow it one function at a time, and nothing else may add it unnoticed.
 #![deny(unsafe_code)]
 
 pub mod agents;

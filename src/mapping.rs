@@ -9,8 +9,8 @@
 //! `--no-mmap` reads instead). The second is turned from a crash into a clear message and
 //! exit code 2 by a SIGBUS handler installed before the first map.
 //!
-//! This module is the only place with `unsafe` code, in two functions, each with the
-//! reasons it is sound.
+//! This module holds the crate's `unsafe` code but for one call (the AVX2 string scan's, in
+//! `format::skim`), in two functions, each with the reasons it is sound.
 
 use std::fs::File;
 use std::io;

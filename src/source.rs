@@ -478,7 +478,7 @@ pub fn parse_byte_count(text: &str) -> std::result::Result<u64, String> {
 /// A byte count for messages: the largest unit that divides it evenly.
 fn byte_count(n: u64) -> String {
     for (shift, unit) in [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")] {
-        if n >= 1 << shift && n % (1 << shift) == 0 {
+        if n >= 1 << shift && n.is_multiple_of(1 << shift) {
             return format!("{} {unit}", n >> shift);
         }
     }

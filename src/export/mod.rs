@@ -794,7 +794,7 @@ pub fn check_image(mime: &str, data: &str) -> std::result::Result<usize, String>
 /// Strict standard base64 (RFC 4648 alphabet, `=` padding required, no whitespace).
 pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
     let b = s.as_bytes();
-    if b.is_empty() || b.len() % 4 != 0 {
+    if b.is_empty() || !b.len().is_multiple_of(4) {
         return None;
     }
     let val = |c: u8| -> Option<u32> {

@@ -640,8 +640,39 @@ fn scan<const UNITS: bool>(b: &[u8], from: usize) -> Option<(usize, bool, u64)> 
 
 /// The rest of [`scan`], 64 bytes at a time from `from + clean` (the `clean` bytes before
 /// it hold no special byte). Apart, so that the short strings' path stays small.
+///
+/// A CPU with AVX2 (nearly every x86-64 CPU since 2013) makes a block's masks 32 bytes at a
+/// time, the others 16 ([`scan_blocks_avx2`]).
 #[inline(never)]
 fn scan_blocks<const UNITS: bool>(b: &[u8], from: usize, clean: usize) -> Option<(usize, bool, u64)> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the one requirement of a `#[target_feature]` function is that the CPU
+        // has the features it names, and it was just asked for them.
+        #[allow(unsafe_code)]
+        return unsafe { scan_blocks_avx2::<UNITS>(b, from, clean) };
+    }
+    scan_blocks_with::<UNITS>(b, from, clean, Masks::of64, CharMasks::of64)
+}
+
+/// [`scan_blocks`] compiled for AVX2 (and `popcnt`, which every AVX2 CPU has), with the
+/// masks made 32 bytes at a time.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt")]
+fn scan_blocks_avx2<const UNITS: bool>(b: &[u8], from: usize, clean: usize) -> Option<(usize, bool, u64)> {
+    scan_blocks_with::<UNITS>(b, from, clean, |k| Masks::of64_avx2(k), |k| CharMasks::of64_avx2(k))
+}
+
+/// The loop of [`scan_blocks`], with the functions that make a block's masks. Inlined in
+/// each caller, so that the loop is compiled for the caller's instruction set.
+#[inline(always)]
+fn scan_blocks_with<const UNITS: bool>(
+    b: &[u8],
+    from: usize,
+    clean: usize,
+    masks: impl Fn(&[u8; 64]) -> Masks,
+    char_masks: impl Fn(&[u8; 64]) -> CharMasks,
+) -> Option<(usize, bool, u64)> {
     let mut at = from + clean;
     // 1 when the first byte of the next block is escaped by a backslash before it.
     let mut carry = 0u64;
@@ -652,7 +683,7 @@ fn scan_blocks<const UNITS: bool>(b: &[u8], from: usize, clean: usize) -> Option
     loop {
         let mut pad = [b' '; 64];
         let block = block_at(b, at, &mut pad)?;
-        let m = Masks::of64(block);
+        let m = masks(block);
         let escaped = escaped_bits(m.backslash, &mut carry);
         let ends = m.quote & !escaped;
         // The bits before the closing quote, if it is in this block.
@@ -664,7 +695,7 @@ fn scan_blocks<const UNITS: bool>(b: &[u8], from: usize, clean: usize) -> Option
         if UNITS {
             // Bit counts only where there are bits: the baseline x86-64 has no popcnt
             // instruction, and most blocks are ASCII text without escapes.
-            let c = CharMasks::of64(block);
+            let c = char_masks(block);
             let count = |bits: u64| if bits == 0 { 0 } else { u64::from(bits.count_ones()) };
             let inside_len = if ends == 0 { 64 } else { u64::from(ends.trailing_zeros()) };
             // (Wrapping: a `u` can end a block whose escape's digits are in the next, and a
@@ -773,6 +804,23 @@ impl Masks {
         m
     }
 
+    /// [`Masks::of64`] 32 bytes at a time (callers check that the CPU has AVX2).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn of64_avx2(block: &[u8; 64]) -> Masks {
+        use std::arch::x86_64::{_mm256_cmpeq_epi8, _mm256_min_epu8, _mm256_set1_epi8};
+        let (quote, backslash, control) =
+            (_mm256_set1_epi8(b'"' as i8), _mm256_set1_epi8(b'\\' as i8), _mm256_set1_epi8(0x1f));
+        let mut m = Masks { quote: 0, backslash: 0, control: 0 };
+        for (k, v) in halves(block).into_iter().enumerate() {
+            let bits = |x| wide_bits(x) << (32 * k);
+            m.quote |= bits(_mm256_cmpeq_epi8(v, quote));
+            m.backslash |= bits(_mm256_cmpeq_epi8(v, backslash));
+            m.control |= bits(_mm256_cmpeq_epi8(_mm256_min_epu8(v, control), v));
+        }
+        m
+    }
+
     /// Byte by byte: the reference the vector version is tested against, and the version
     /// for other architectures.
     #[cfg(any(test, not(target_arch = "x86_64")))]
@@ -813,6 +861,22 @@ impl CharMasks {
             c.continuation |= bits(cmp_lt_mask_i8_m128i(v, cont));
             c.four |= bits(cmp_eq_mask_i8_m128i(max_u8_m128i(v, lead4), v));
             c.u |= bits(cmp_eq_mask_i8_m128i(v, u));
+        }
+        c
+    }
+
+    /// [`CharMasks::of64`] 32 bytes at a time (callers check that the CPU has AVX2).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn of64_avx2(block: &[u8; 64]) -> CharMasks {
+        use std::arch::x86_64::{_mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_max_epu8, _mm256_set1_epi8};
+        let (cont, lead4, u) = (_mm256_set1_epi8(-0x40), _mm256_set1_epi8(0xF0u8 as i8), _mm256_set1_epi8(b'u' as i8));
+        let mut c = CharMasks { continuation: 0, four: 0, u: 0 };
+        for (k, v) in halves(block).into_iter().enumerate() {
+            let bits = |x| wide_bits(x) << (32 * k);
+            c.continuation |= bits(_mm256_cmpgt_epi8(cont, v));
+            c.four |= bits(_mm256_cmpeq_epi8(_mm256_max_epu8(v, lead4), v));
+            c.u |= bits(_mm256_cmpeq_epi8(v, u));
         }
         c
     }
@@ -867,6 +931,25 @@ fn prefix_xor(mut x: u64) -> u64 {
         x ^= x << shift;
     }
     x
+}
+
+/// A block as two 32-byte vectors (each loaded as two 16-byte halves: a load of 32 bytes
+/// takes a raw pointer, the 16-byte load a reference).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn halves(block: &[u8; 64]) -> [std::arch::x86_64::__m256i; 2] {
+    let part = |k: usize| match <&[u8; 16]>::try_from(&block[16 * k..16 * (k + 1)]) {
+        Ok(p) => safe_arch::load_unaligned_m128i(p).0,
+        Err(_) => unreachable!("a block is 64 bytes"),
+    };
+    [0, 2].map(|k| std::arch::x86_64::_mm256_set_m128i(part(k + 1), part(k)))
+}
+
+/// The top bits of the 32 bytes of a comparison's result.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn wide_bits(x: std::arch::x86_64::__m256i) -> u64 {
+    u64::from(std::arch::x86_64::_mm256_movemask_epi8(x) as u32)
 }
 
 /// Bits of the bytes of a block equal to `a` or `b`.
@@ -1384,6 +1467,69 @@ mod tests {
         }
     }
 
+    /// Whether this CPU takes the AVX2 build of the scan. Under `CI=true` it must: the
+    /// machines the tests run on have it, and the test below would otherwise compare the
+    /// 16-byte masks with themselves.
+    #[cfg(target_arch = "x86_64")]
+    fn has_avx2() -> bool {
+        let has = std::arch::is_x86_feature_detected!("avx2");
+        assert!(has || std::env::var("CI").is_err(), "CI=true: this CPU has no AVX2");
+        has
+    }
+
+    #[test]
+    fn every_instruction_set_scans_alike() {
+        #[cfg(target_arch = "x86_64")]
+        if !has_avx2() {
+            eprintln!("no AVX2 here: the scan below is the 16-byte one only");
+        }
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        // Bodies of every length up to four blocks and some, rich in what the masks find:
+        // quotes, backslash runs, escapes, `u`s, control bytes (rarely: they end a scan),
+        // continuation bytes and 4-byte leads.
+        const PIECES: [&[u8]; 12] = [
+            br"\\",
+            br#"\""#,
+            br"\n",
+            br"\u00e9",
+            br"\ud83d\ude00",
+            b"u",
+            "é".as_bytes(),
+            "😀".as_bytes(),
+            b"abcdefgh",
+            br"\",
+            br"\/",
+            br"\\\",
+        ];
+        for round in 0..4000 {
+            let mut body = vec![b'"'];
+            let len = (next() % 300) as usize;
+            while body.len() < len {
+                let r = next();
+                match r % 64 {
+                    0 if round % 7 == 0 => body.push((r >> 8) as u8 % 0x20),
+                    1..=30 => body.extend_from_slice(PIECES[(r >> 8) as usize % PIECES.len()]),
+                    _ => body.push(b'a' + (r >> 8) as u8 % 26),
+                }
+            }
+            if round % 3 != 0 {
+                body.push(b'"');
+            }
+            body.extend_from_slice(br#" tail\""#);
+            let scalar = scan_blocks_with::<true>(&body, 1, 0, |k| Masks::scalar(k), |k| CharMasks::scalar(k));
+            let narrow = scan_blocks_with::<true>(&body, 1, 0, Masks::of64, CharMasks::of64);
+            assert_eq!(narrow, scalar, "round {round}: {}", String::from_utf8_lossy(&body));
+            assert_eq!(scan_blocks::<true>(&body, 1, 0), scalar, "round {round}: {}", String::from_utf8_lossy(&body));
+            assert_eq!(scan_blocks::<false>(&body, 1, 0).map(|r| (r.0, r.1)), scalar.map(|r| (r.0, r.1)));
+        }
+    }
+
     #[test]
     fn escaped_bits_follow_backslash_runs_across_blocks() {
         // The escaped bytes of a 256-byte stream, block by block, against a byte walk.
@@ -1394,7 +1540,7 @@ mod tests {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
-                if x % 3 == 0 {
+                if x.is_multiple_of(3) {
                     *c = b'\\';
                 }
             }

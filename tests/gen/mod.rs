@@ -1274,7 +1274,7 @@ impl<W: Write> CrabGen<'_, W> {
         self.message("user");
         self.line.raw("{\"type\":\"text\",\"text\":").str(prompt).raw("}]}}");
         self.out.emit(&mut self.line)?;
-        if let Some(up_to) = folded_up_to.filter(|_| r % 15 == 0) {
+        if let Some(up_to) = folded_up_to.filter(|_| r.is_multiple_of(15)) {
             // Both stages, as crab records them: shed old tool results, then summarize.
             let before = self.context_tokens;
             let after = before * 2 / 3;
@@ -1296,7 +1296,7 @@ impl<W: Write> CrabGen<'_, W> {
             self.out.emit(&mut self.line)?;
             self.context_tokens = after / 8;
         }
-        let model = if r % 4 == 0 { "deepseek-reasoner" } else { "deepseek-chat" };
+        let model = if r.is_multiple_of(4) { "deepseek-reasoner" } else { "deepseek-chat" };
         let interrupted = r % 12 == 11;
         let rounds = self.rng.log_normal(3.0, 0.7).clamp(0.0, 20.0) as u64;
         let (mut llm, mut tools) = (0, 0);

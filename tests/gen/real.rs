@@ -245,7 +245,7 @@ impl<'w, W: Write> Gen<'w, W> {
     fn turn(&mut self) -> io::Result<()> {
         self.turns += 1;
         // Now and then a compaction, and now and then a resume from an older turn.
-        if self.turns % 100 == 0 {
+        if self.turns.is_multiple_of(100) {
             self.compaction()?;
         } else if self.agent != Agent::Codex && self.turn_ends.len() > 3 && self.rng.chance(0.01) {
             let back = self.rng.range(2, self.turn_ends.len().min(12) as u64) as usize;
