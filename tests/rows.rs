@@ -6,6 +6,7 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use std::process::Command;
 
 use common::{prereq, run, temp_file};
 use serde_json::Value;
@@ -343,4 +344,55 @@ fn the_scale_out_guide_declares_every_column_of_every_table() {
         let spark: Vec<&str> = line.split('`').skip(1).step_by(2).collect();
         assert_eq!(spark, want, "Spark {table}");
     }
+}
+
+/// The rows of a command's only file are written a batch at a time as they are made, not
+/// held whole: over a generated session whose rows take several times its size, the peak
+/// memory of `rows --table entries` is the load's (that of `--table calls`, the same load
+/// with no row to write: the session has no model call) plus far less than the rows it
+/// writes (a build that held them peaked at the load plus all of them). Peak RSS from GNU time; two worker
+/// threads, so that a batch is the same size on any machine.
+#[test]
+fn the_rows_of_a_big_file_are_written_as_they_are_made() {
+    let time = Path::new("/usr/bin/time");
+    if !time.exists() {
+        prereq::missing("/usr/bin/time", "the Debian package `time`", "ARCTURN_REQUIRE_GNU_TIME");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut body = String::from(
+        r#"{"kind":"session","version":1,"id":"s-big","timestamp":"2026-11-02T09:00:00.000Z","cwd":"/tmp/p"}"#,
+    );
+    body.push('\n');
+    let n = 200_000;
+    for i in 0..n {
+        let parent = if i == 0 { "null".to_string() } else { format!("\"e{}\"", i - 1) };
+        body.push_str(&format!(
+            r#"{{"kind":"message","id":"e{i}","parentId":{parent},"timestamp":"2026-11-02T09:00:00.000Z","message":{{"role":"user","content":"hi"}}}}"#
+        ));
+        body.push('\n');
+    }
+    let file = temp_file(dir.path(), "big.jsonl", body.as_bytes());
+    let peak = |table: &str| -> (u64, u64) {
+        let report = dir.path().join(format!("{table}.time"));
+        let o = Command::new(time)
+            .args(["-f", "%M", "-o"])
+            .arg(&report)
+            .arg(env!("CARGO_BIN_EXE_arcturn-inspect"))
+            .args(["rows", "--table", table, &file])
+            .env("RAYON_NUM_THREADS", "2")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "rows --table {table}: {}", String::from_utf8_lossy(&o.stderr));
+        let kib = std::fs::read_to_string(&report).unwrap().trim().parse::<u64>().unwrap();
+        (kib * 1024, o.stdout.len() as u64)
+    };
+    let (load, none) = peak("calls");
+    assert_eq!(none, 0);
+    let (entries, written) = peak("entries");
+    assert!(written > 4 * body.len() as u64, "the rows outweigh the file: {written} bytes");
+    assert!(
+        entries < load + written / 4,
+        "rows --table entries peaked at {entries} bytes, the load at {load}: {written} bytes of rows were held"
+    );
 }

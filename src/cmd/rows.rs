@@ -2,12 +2,13 @@
 //! engines. Files are read in parallel a few at a time (a window of twice the worker
 //! threads) and each file's rows are written as soon as it and the files before it are
 //! done, in input order: memory holds the files in flight, never the whole set. A file's
-//! rows are serialized in parallel chunks too, so one big file uses every thread.
+//! rows are serialized in parallel chunks too, so one big file uses every thread, a batch
+//! of chunks at a time; the rows of a command's only file are written batch by batch, so
+//! that memory holds a batch of its rows, never the table.
 
-use std::io::Write;
+use std::io::{self, Write};
 
 use rayon::prelude::*;
-use serde::Serialize;
 
 use super::{io_err, Ctx, Input, Outcome, Tally};
 use crate::cli::{RowsArgs, RowsTable};
@@ -17,37 +18,81 @@ use crate::rows::Rows;
 use crate::source::{ReadOptions, Source};
 use crate::tree::Ix;
 
-/// Rows serialized per parallel task: large enough that a task is worth scheduling,
-/// small enough that a file of a few thousand entries still spreads over the threads.
-const CHUNK: usize = 2048;
+/// About the size of a row (an entry's is 600 to 700 bytes), so that a chunk's buffer is
+/// rarely grown.
+const ROW_BYTES: usize = 512;
 
-/// What became of one input.
-struct Done {
-    /// The file's rows, NDJSON, in chunks.
+/// Where one input's finding lines and rows go.
+trait Sink {
+    /// The input's finding and error lines, before any of its rows.
+    fn messages(&mut self, lines: Vec<String>);
+    /// The next chunk of the input's rows, in order.
+    fn rows(&mut self, chunk: Vec<u8>) -> io::Result<()>;
+}
+
+/// An input read beside others: its lines and rows are kept until the inputs before it
+/// are written.
+#[derive(Default)]
+struct Kept {
+    /// The rows, NDJSON, in chunks.
     rows: Vec<Vec<u8>>,
     /// Finding and error lines for stderr, printed in input order.
     messages: Vec<String>,
-    tally: Tally,
+}
+
+impl Sink for Kept {
+    fn messages(&mut self, lines: Vec<String>) {
+        self.messages.extend(lines);
+    }
+
+    fn rows(&mut self, chunk: Vec<u8>) -> io::Result<()> {
+        self.rows.push(chunk);
+        Ok(())
+    }
+}
+
+/// The command's only input: its lines and rows are written as they come.
+struct Written<'c, 'o> {
+    ctx: &'c Ctx,
+    out: &'o mut dyn Write,
+}
+
+impl Sink for Written<'_, '_> {
+    fn messages(&mut self, lines: Vec<String>) {
+        print_messages(self.ctx, &lines);
+    }
+
+    fn rows(&mut self, chunk: Vec<u8>) -> io::Result<()> {
+        self.out.write_all(&chunk)
+    }
 }
 
 pub fn run(ctx: &Ctx, a: &RowsArgs, out: &mut dyn Write) -> Result<Outcome> {
     let files = ctx.expand(&a.files)?;
     let opts = ctx.read_options();
-    let window = rayon::current_num_threads().max(1) * 2;
     let mut tally = Tally::default();
+    if let [f] = &files[..] {
+        one(ctx, f, opts, a.table, true, &mut tally, &mut Written { ctx, out: &mut *out }).map_err(io_err)?;
+        out.flush().map_err(io_err)?;
+        return tally.exit(false);
+    }
+    let window = rayon::current_num_threads().max(1) * 2;
     for group in files.chunks(window) {
-        let done: Vec<Done> = group.par_iter().map(|f| one(ctx, f, opts, a.table, files.len() == 1)).collect();
-        for d in done {
-            {
-                let mut err = ctx.stderr();
-                for m in &d.messages {
-                    let _ = writeln!(err, "{m}");
-                }
-            }
-            for chunk in &d.rows {
+        let done: Vec<(Kept, Tally)> = group
+            .par_iter()
+            .map(|f| {
+                let (mut kept, mut tally) = (Kept::default(), Tally::default());
+                // Writing to memory cannot fail.
+                let _ = one(ctx, f, opts, a.table, false, &mut tally, &mut kept);
+                (kept, tally)
+            })
+            .collect();
+        for (kept, t) in done {
+            print_messages(ctx, &kept.messages);
+            for chunk in &kept.rows {
                 out.write_all(chunk).map_err(io_err)?;
             }
-            tally.merge(d.tally);
+            tally.merge(t);
         }
         // Each window's rows reach the reader before the next window is read.
         out.flush().map_err(io_err)?;
@@ -55,15 +100,30 @@ pub fn run(ctx: &Ctx, a: &RowsArgs, out: &mut dyn Write) -> Result<Outcome> {
     tally.exit(false)
 }
 
-/// Load one input and write its rows to a buffer; `alone` when it is the command's only one
-/// (kept until exit, see [`super::release`]).
-fn one(ctx: &Ctx, f: &Input, opts: ReadOptions, table: RowsTable, alone: bool) -> Done {
-    let mut tally = Tally::default();
+fn print_messages(ctx: &Ctx, lines: &[String]) {
+    let mut err = ctx.stderr();
+    for m in lines {
+        let _ = writeln!(err, "{m}");
+    }
+}
+
+/// Load one input and hand its finding lines, then its rows, to `sink`; `alone` when it is
+/// the command's only one (kept until exit, see [`super::release`]). Fails only when the
+/// sink cannot take the rows.
+fn one(
+    ctx: &Ctx,
+    f: &Input,
+    opts: ReadOptions,
+    table: RowsTable,
+    alone: bool,
+    tally: &mut Tally,
+    sink: &mut dyn Sink,
+) -> io::Result<()> {
     let src = match Source::open(&f.path, opts) {
         Ok(s) => s,
         Err(e) => {
-            let messages = tally.fail(ctx, f, &e).into_iter().collect();
-            return Done { rows: Vec::new(), messages, tally };
+            sink.messages(tally.fail(ctx, f, &e).into_iter().collect());
+            return Ok(());
         }
     };
     let src = if alone { super::keep_until_exit(src) } else { &src };
@@ -72,56 +132,35 @@ fn one(ctx: &Ctx, f: &Input, opts: ReadOptions, table: RowsTable, alone: bool) -
         Ok(s) => s,
         Err(e) => {
             messages.extend(tally.fail(ctx, f, &e));
-            return Done { rows: Vec::new(), messages, tally };
+            sink.messages(messages);
+            return Ok(());
         }
     };
+    sink.messages(messages);
     tally.read(&s);
-    let rows = {
+    let written = {
         let r = Rows::new(&s);
+        let mut emit = |chunk| sink.rows(chunk);
         match table {
-            RowsTable::Entries => {
-                let n = r.entries();
-                (0..n.div_ceil(CHUNK))
-                    .into_par_iter()
-                    .map(|c| {
-                        let mut buf = Vec::with_capacity(CHUNK * 512);
-                        for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
-                            row(&mut buf, &r.entry(i as Ix));
-                        }
-                        buf
-                    })
-                    .collect()
+            RowsTable::Entries => json::write_lines(r.entries(), ROW_BYTES, |i| r.entry(i as Ix), &mut emit),
+            RowsTable::Calls => {
+                let rows = r.calls();
+                json::write_lines(rows.len(), ROW_BYTES, |i| &rows[i], &mut emit)
             }
-            RowsTable::Calls => ndjson(&r.calls()),
-            RowsTable::Tools => ndjson(&r.tools()),
+            RowsTable::Tools => {
+                let rows = r.tools();
+                json::write_lines(rows.len(), ROW_BYTES, |i| &rows[i], &mut emit)
+            }
             RowsTable::Spans => {
                 let t = r.trace();
-                ndjson(&r.spans(&t))
+                let rows = r.spans(&t);
+                json::write_lines(rows.len(), ROW_BYTES, |i| &rows[i], &mut emit)
             }
-            RowsTable::Sessions => ndjson(std::slice::from_ref(&r.session())),
+            RowsTable::Sessions => json::write_lines(1, ROW_BYTES, |_| r.session(), &mut emit),
         }
     };
     if alone {
         super::release(s);
     }
-    Done { rows, messages, tally }
-}
-
-/// Rows as NDJSON, serialized in parallel chunks, in order.
-fn ndjson<T: Serialize + Sync>(rows: &[T]) -> Vec<Vec<u8>> {
-    rows.par_chunks(CHUNK)
-        .map(|c| {
-            let mut buf = Vec::with_capacity(c.len() * 512);
-            for r in c {
-                row(&mut buf, r);
-            }
-            buf
-        })
-        .collect()
-}
-
-/// One row and its newline. Writing to memory cannot fail, and the rows' types serialize
-/// without error (no maps with non-string keys, no non-finite floats: costs are held finite).
-fn row<T: Serialize>(buf: &mut Vec<u8>, r: &T) {
-    let _ = json::write(buf, r, false);
+    written
 }

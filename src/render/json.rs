@@ -46,7 +46,6 @@ where
     T: Serialize,
     F: Fn(usize) -> T + Sync,
 {
-    const CHUNK: usize = 2048;
     let mut head = Vec::new();
     compact(&mut head, doc)?;
     if head.pop() != Some(b'}') {
@@ -58,8 +57,60 @@ where
     compact(&mut head, key)?;
     head.extend_from_slice(b":[");
     w.write_all(&head)?;
-    let batch = CHUNK * 4 * rayon::current_num_threads().max(1);
     let mut first = true;
+    let each = |buf: &mut Vec<u8>, i| {
+        // (An item is never empty: an empty buffer is the start of its chunk.)
+        if !buf.is_empty() {
+            buf.push(b',');
+        }
+        compact(buf, &item(i))
+    };
+    in_batches(count, 128, each, &mut |part| {
+        if !first {
+            w.write_all(b",")?;
+        }
+        first = false;
+        w.write_all(&part)
+    })?;
+    w.write_all(b"]}\n")
+}
+
+/// `count` items made by `item` from their positions, one line of compact JSON each (the
+/// bytes [`write`] gives; about `line_bytes` each), serialized on every worker and handed
+/// to `emit` in order, a chunk of lines at a time: NDJSON whose memory holds a batch of
+/// lines, not the stream.
+pub fn write_lines<T, F>(
+    count: usize,
+    line_bytes: usize,
+    item: F,
+    emit: &mut dyn FnMut(Vec<u8>) -> io::Result<()>,
+) -> io::Result<()>
+where
+    T: Serialize,
+    F: Fn(usize) -> T + Sync,
+{
+    let each = |buf: &mut Vec<u8>, i| {
+        compact(buf, &item(i))?;
+        buf.push(b'\n');
+        Ok(())
+    };
+    in_batches(count, line_bytes, each, emit)
+}
+
+/// Items `0..count` serialized in parallel, [`CHUNK`] to a buffer (`each` appends item `i`
+/// to its chunk's buffer, made for items of about `item_bytes`), and handed to `emit` in
+/// order, a batch of chunks (four a worker) at a time: memory holds a batch of serialized
+/// items, never all of them.
+fn in_batches<F>(
+    count: usize,
+    item_bytes: usize,
+    each: F,
+    emit: &mut dyn FnMut(Vec<u8>) -> io::Result<()>,
+) -> io::Result<()>
+where
+    F: Fn(&mut Vec<u8>, usize) -> io::Result<()> + Sync,
+{
+    let batch = CHUNK * 4 * rayon::current_num_threads().max(1);
     for group in (0..count).step_by(batch) {
         let end = count.min(group + batch);
         let parts: Vec<io::Result<Vec<u8>>> = (group..end)
@@ -68,26 +119,22 @@ where
             .into_par_iter()
             .map(|start| {
                 let chunk = start..end.min(start + CHUNK);
-                let mut buf = Vec::with_capacity(chunk.len() * 128);
-                for i in chunk.clone() {
-                    if i > chunk.start {
-                        buf.push(b',');
-                    }
-                    compact(&mut buf, &item(i))?;
+                let mut buf = Vec::with_capacity(chunk.len() * item_bytes);
+                for i in chunk {
+                    each(&mut buf, i)?;
                 }
                 Ok(buf)
             })
             .collect();
         for part in parts {
-            if !first {
-                w.write_all(b",")?;
-            }
-            first = false;
-            w.write_all(&part?)?;
+            emit(part?)?;
         }
     }
-    w.write_all(b"]}\n")
+    Ok(())
 }
+
+/// Items serialized to one buffer by one task of [`in_batches`].
+const CHUNK: usize = 2048;
 
 /// `value` as compact JSON, with [`write`]'s escaping, appended to `buf`.
 fn compact<T: Serialize + ?Sized>(buf: &mut Vec<u8>, value: &T) -> io::Result<()> {
@@ -217,7 +264,7 @@ mod tests {
     #[test]
     fn an_array_written_in_chunks_is_the_document_written_whole() {
         use serde_json::{json, Value};
-        let batch = 2048 * 4 * rayon::current_num_threads().max(1);
+        let batch = super::CHUNK * 4 * rayon::current_num_threads().max(1);
         for n in [0, 1, 2, 2047, 2048, 2049, 4097, batch - 1, batch, batch + 1, 2 * batch + 3] {
             let items: Vec<Value> = (0..n).map(|i| json!({"id": format!("e{i}\u{202e}"), "n": i})).collect();
             for head in [json!({}), json!({"schema_version": 1, "file": "a\u{9b}.jsonl", "roots": ["x"]})] {
