@@ -99,8 +99,11 @@ where
 
 /// Items `0..count` serialized in parallel, [`CHUNK`] to a buffer (`each` appends item `i`
 /// to its chunk's buffer, made for items of about `item_bytes`), and handed to `emit` in
-/// order, a batch of chunks (four a worker) at a time: memory holds a batch of serialized
-/// items, never all of them.
+/// order, a batch of chunks (four a worker) at a time: memory holds two batches of
+/// serialized items, never all of them. Off the worker threads, the workers serialize the
+/// next batch while this thread hands one to `emit` (which writes it to a pipe or a file,
+/// as long again on a fast reader); on a worker (files written side by side), one batch
+/// after the other, since blocking a worker on the next batch could leave none to make it.
 fn in_batches<F>(
     count: usize,
     item_bytes: usize,
@@ -111,9 +114,10 @@ where
     F: Fn(&mut Vec<u8>, usize) -> io::Result<()> + Sync,
 {
     let batch = CHUNK * 4 * rayon::current_num_threads().max(1);
-    for group in (0..count).step_by(batch) {
-        let end = count.min(group + batch);
-        let parts: Vec<io::Result<Vec<u8>>> = (group..end)
+    let batches = count.div_ceil(batch);
+    let make = |k: usize| -> Vec<io::Result<Vec<u8>>> {
+        let end = count.min((k + 1) * batch);
+        (k * batch..end)
             .step_by(CHUNK)
             .collect::<Vec<_>>()
             .into_par_iter()
@@ -125,12 +129,28 @@ where
                 }
                 Ok(buf)
             })
-            .collect();
-        for part in parts {
-            emit(part?)?;
-        }
+            .collect()
+    };
+    if batches <= 1 || rayon::current_thread_index().is_some() {
+        return (0..batches).flat_map(make).try_for_each(|part| emit(part?));
     }
-    Ok(())
+    // A hand-over without a queue: a made batch waits for this thread to be done with the
+    // one before.
+    let (tx, rx) = std::sync::mpsc::sync_channel(0);
+    let make = &make;
+    rayon::in_place_scope(move |scope| {
+        scope.spawn(move |_| {
+            for k in 0..batches {
+                // The receiver is gone once `emit` failed (a closed pipe): nothing more is
+                // wanted.
+                if tx.send(make(k)).is_err() {
+                    break;
+                }
+            }
+        });
+        // On an error the receiver is dropped as this returns, which stops the sender.
+        rx.into_iter().flatten().try_for_each(|part| emit(part?))
+    })
 }
 
 /// Items serialized to one buffer by one task of [`in_batches`].
@@ -256,6 +276,42 @@ mod tests {
         assert_eq!(s, "{\"t\":\"a\\u009bb\\u202ec\\u001bé\\udb40\\udc41\"}\n");
         let back: serde_json::Value = serde_json::from_str(&s).unwrap();
         assert_eq!(back["t"], "a\u{9b}b\u{202e}c\u{1b}é\u{E0041}");
+    }
+
+    /// NDJSON written in batches is each item written alone, in order: off the workers
+    /// (made while the one before is handed on) and on one (batch after batch), at counts
+    /// around the chunk and batch sizes. A failing hand-over stops the stream with its error.
+    #[test]
+    fn lines_written_in_batches_are_each_item_written_alone() {
+        use serde_json::json;
+        let item = |i: usize| json!({"i": i, "t": format!("\u{202e}{i}")});
+        let batch = super::CHUNK * 4 * rayon::current_num_threads().max(1);
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        for n in [0, 1, 2049, batch - 1, batch, batch + 1, 3 * batch + 5] {
+            let mut want = Vec::new();
+            for i in 0..n {
+                super::write(&mut want, &item(i), false).unwrap();
+            }
+            let lines = |got: &mut Vec<u8>| {
+                super::write_lines(n, 40, item, &mut |c| {
+                    got.extend(c);
+                    Ok(())
+                })
+            };
+            let mut got = Vec::new();
+            lines(&mut got).unwrap();
+            assert!(got == want, "{n} lines");
+            let mut got = Vec::new();
+            pool.install(|| lines(&mut got)).unwrap();
+            assert!(got == want, "{n} lines on a worker");
+        }
+        let mut handed = 0;
+        let closed = super::write_lines(3 * batch, 40, |i| i, &mut |_| {
+            handed += 1;
+            Err(std::io::ErrorKind::BrokenPipe.into())
+        });
+        assert_eq!(closed.map_err(|e| e.kind()), Err(std::io::ErrorKind::BrokenPipe));
+        assert_eq!(handed, 1);
     }
 
     /// The array written in parallel chunks gives the bytes of the whole document written
