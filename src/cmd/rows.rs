@@ -4,7 +4,7 @@
 //! done, in input order: memory holds the files in flight, never the whole set. A file's
 //! rows are serialized in parallel chunks too, so one big file uses every thread, a batch
 //! of chunks at a time; the rows of a command's only file are written batch by batch, so
-//! that memory holds a batch of its rows, never the table.
+//! that memory holds two batches of its rows, never the table.
 
 use std::io::{self, Write};
 

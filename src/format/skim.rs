@@ -938,11 +938,12 @@ fn prefix_xor(mut x: u64) -> u64 {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn halves(block: &[u8; 64]) -> [std::arch::x86_64::__m256i; 2] {
-    let part = |k: usize| match <&[u8; 16]>::try_from(&block[16 * k..16 * (k + 1)]) {
-        Ok(p) => safe_arch::load_unaligned_m128i(p).0,
-        Err(_) => unreachable!("a block is 64 bytes"),
-    };
-    [0, 2].map(|k| std::arch::x86_64::_mm256_set_m128i(part(k + 1), part(k)))
+    let mut parts = [safe_arch::m128i::default(); 4];
+    for (part, bytes) in parts.iter_mut().zip(block.chunks_exact(16)) {
+        let Ok(bytes) = <&[u8; 16]>::try_from(bytes) else { break };
+        *part = safe_arch::load_unaligned_m128i(bytes);
+    }
+    [0, 2].map(|k| std::arch::x86_64::_mm256_set_m128i(parts[k + 1].0, parts[k].0))
 }
 
 /// The top bits of the 32 bytes of a comparison's result.

@@ -27,7 +27,7 @@ pub fn write<W: Write + ?Sized, T: Serialize + ?Sized>(w: &mut W, value: &T, pre
 /// bytes are those [`write`] gives (compact) for the document with that array as its last
 /// member. Such an array is most of a long document (`tree --json`: a node per entry), and
 /// serializing it is most of the time after the load; the chunks are rendered a batch at a
-/// time, so memory holds a batch, not the document.
+/// time, so memory holds two batches, not the document.
 pub fn write_with_array<W, D, T>(w: &mut W, doc: &D, key: &str, items: &[T]) -> io::Result<()>
 where
     W: Write + ?Sized,
@@ -38,7 +38,7 @@ where
 }
 
 /// [`write_with_array`] for an array of `count` items made by `item` from their positions as
-/// they are serialized: memory holds a batch of them, not the array.
+/// they are serialized: memory holds two batches of them, not the array.
 pub fn write_with_items<W, D, T, F>(w: &mut W, doc: &D, key: &str, count: usize, item: F) -> io::Result<()>
 where
     W: Write + ?Sized,
@@ -77,7 +77,7 @@ where
 
 /// `count` items made by `item` from their positions, one line of compact JSON each (the
 /// bytes [`write`] gives; about `line_bytes` each), serialized on every worker and handed
-/// to `emit` in order, a chunk of lines at a time: NDJSON whose memory holds a batch of
+/// to `emit` in order, a chunk of lines at a time: NDJSON whose memory holds two batches of
 /// lines, not the stream.
 pub fn write_lines<T, F>(
     count: usize,
