@@ -784,6 +784,23 @@ pub const OTHER_ROLE: u8 = u8::MAX;
 
 impl<'a> Message<'a> {
     /// The `role_at` and `role_other` of a role named `name` in the file.
+    /// A message of `role`, written `name` in the file, that records nothing else yet: what
+    /// a format's message starts from (`Message { blocks, ..Message::with_role(role, name) }`).
+    pub fn with_role(role: Role, name: Cow<'a, str>) -> Message<'a> {
+        let (role_at, role_other) = Message::role_parts(name);
+        Message {
+            role,
+            role_at,
+            role_other,
+            timestamp: Ms::NONE,
+            blocks: Blocks::default(),
+            tool_calls: Vec::new(),
+            tool_results: Vec::new(),
+            reply: None,
+            excluded: false,
+        }
+    }
+
     pub fn role_parts(name: Cow<'a, str>) -> (u8, Option<Box<Cow<'a, str>>>) {
         match ROLE_NAMES.iter().position(|r| *r == name) {
             Some(at) => (at as u8, None),
@@ -1049,18 +1066,7 @@ mod tests {
             }
         }
         for name in ROLE_NAMES.iter().copied().chain(odd) {
-            let (at, other) = Message::role_parts(Cow::Owned(name.to_string()));
-            let m = Message {
-                role: Role::Other,
-                role_at: at,
-                role_other: other,
-                timestamp: Ms::NONE,
-                blocks: Blocks::default(),
-                tool_calls: Vec::new(),
-                tool_results: Vec::new(),
-                reply: None,
-                excluded: false,
-            };
+            let m = Message::with_role(Role::Other, Cow::Owned(name.to_string()));
             assert_eq!(m.role_name(), name);
             assert_eq!(m.role_other.is_some(), !ROLE_NAMES.contains(&name), "{name}: boxed");
         }

@@ -316,11 +316,7 @@ pub(super) fn message_with<'a>(
             },
         );
     }
-    let (role_at, role_other) = Message::role_parts(role_name);
     Message {
-        role,
-        role_at,
-        role_other,
         timestamp: m.timestamp.ms().into(),
         blocks: m.content.blocks,
         tool_calls: m.content.tool_calls,
@@ -341,5 +337,6 @@ pub(super) fn message_with<'a>(
         }
         .boxed(),
         excluded: m.exclude_from_context.unwrap_or(false),
+        ..Message::with_role(role, role_name)
     }
 }

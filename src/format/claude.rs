@@ -23,7 +23,7 @@ use super::tally;
 use super::{push_lean, unknown, Decoded, Decoder, Detail, Effort, Fail, Fed, LineResult, Record, Stitch};
 use crate::content::{self, Block};
 use crate::finding::{Code, Finding};
-use crate::model::{Compaction, Entry, Header, Id, Kind, Message, Ms, Reply, Role, Text, ToolSide, ToolUse, Usage};
+use crate::model::{Compaction, Entry, Header, Id, Kind, Message, Reply, Role, Text, ToolSide, ToolUse, Usage};
 use crate::source::Line;
 
 pub const DECODER: Decoder = Decoder {
@@ -371,19 +371,12 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
                 Some(c) => parse_content(c, effort)?,
                 None => Content::default(),
             };
-            let (role_at, role_other) = Message::role_parts(Cow::Borrowed("system"));
             Some(Message {
-                role: Role::System,
-                role_at,
-                role_other,
-                timestamp: Ms::NONE,
                 blocks: c.blocks,
-                tool_calls: Vec::new(),
-                tool_results: Vec::new(),
-                reply: None,
                 // Claude Code shows these (hook summaries, turn timings, local command output)
                 // but never sends them to the model.
                 excluded: true,
+                ..Message::with_role(Role::System, Cow::Borrowed("system"))
             })
         }
         _ => {
@@ -433,12 +426,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
                     push_lean(&mut hints, (CALL, key));
                 }
             }
-            let (role_at, role_other) = Message::role_parts(Cow::Borrowed(role_name));
             Some(Message {
-                role,
-                role_at,
-                role_other,
-                timestamp: Ms::NONE,
                 blocks: c.blocks,
                 tool_calls: c.tool_calls,
                 tool_results: c.tool_results,
@@ -450,7 +438,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
                     stop_reason: cow(m.stop_reason),
                 }
                 .boxed(),
-                excluded: false,
+                ..Message::with_role(role, Cow::Borrowed(role_name))
             })
         }
     };

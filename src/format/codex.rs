@@ -35,7 +35,7 @@ use super::de::{num, Num, Str, Ts};
 use super::{push_lean, unknown, Decoded, Decoder, Detail, Effort, Fed, LineResult, Record, Stitch};
 use crate::content::{self, Block, Image};
 use crate::finding::{Code, Finding};
-use crate::model::{Blocks, Compaction, Entry, Header, Id, Kind, Message, Ms, Role, Text, ToolCall, ToolResult, Usage};
+use crate::model::{Blocks, Compaction, Entry, Header, Id, Kind, Message, Role, Text, ToolCall, ToolResult, Usage};
 use crate::source::Line;
 
 pub const DECODER: Decoder = Decoder {
@@ -353,18 +353,7 @@ fn item<'a>(
             return e;
         }
     };
-    let (role_at, role_other) = Message::role_parts(role_name);
-    e.message = Some(Box::new(Message {
-        role,
-        role_at,
-        role_other,
-        timestamp: Ms::NONE,
-        blocks,
-        tool_calls,
-        tool_results,
-        reply: None,
-        excluded: false,
-    }));
+    e.message = Some(Box::new(Message { blocks, tool_calls, tool_results, ..Message::with_role(role, role_name) }));
     e
 }
 
@@ -891,18 +880,7 @@ fn settle<'a>(out: &mut Vec<Entry<'a>>, w: &mut Walk, mut counter: Entry<'a>, la
             counter.set_parent(w.attach.map(|a| out[a].id.clone()));
             counter.extra_mut().hints.clear();
             counter.synthetic_id = true;
-            let (role_at, role_other) = Message::role_parts(Cow::Borrowed("assistant"));
-            counter.message = Some(Box::new(Message {
-                role: Role::Assistant,
-                role_at,
-                role_other,
-                timestamp: Ms::NONE,
-                blocks: Blocks::default(),
-                tool_calls: Vec::new(),
-                tool_results: Vec::new(),
-                reply: None,
-                excluded: false,
-            }));
+            counter.message = Some(Box::new(Message::with_role(Role::Assistant, Cow::Borrowed("assistant"))));
             out.push(counter);
             w.attach = Some(out.len() - 1);
             out.len() - 1

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use super::de::{cow, num, present, Content, Count, IdDe, Num, Str, StrOrNum, Ts};
 use super::{unknown, Decoder, Effort, LineResult, Record};
 use crate::finding::{Code, Finding};
-use crate::model::{Entry, Header, Kind, Message, Ms, Observation, Outcome, Role};
+use crate::model::{Entry, Header, Kind, Message, Observation, Outcome, Role};
 use crate::source::Line;
 
 pub const DECODER: Decoder = Decoder {
@@ -220,17 +220,11 @@ fn message<'a>(m: RawMessage<'a>, n: u32, notes: &mut Vec<Finding>) -> Message<'
     for t in &c.unknown_types {
         notes.push(unknown(Code::UnknownBlock, n, "content block type", t));
     }
-    let (role_at, role_other) = Message::role_parts(role_name);
     Message {
-        role,
-        role_at,
-        role_other,
-        timestamp: Ms::NONE,
         blocks: c.blocks,
         tool_calls: c.tool_calls,
         tool_results: c.tool_results,
-        reply: None,
-        excluded: false,
+        ..Message::with_role(role, role_name)
     }
 }
 

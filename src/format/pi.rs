@@ -21,7 +21,7 @@ use super::de::{cow, num, present, text_of, IdDe, Num, Str, Ts};
 use super::{push_lean, unknown, Decoded, Decoder, Detail, Effort, LineResult, Record};
 use crate::content::{self, Block};
 use crate::finding::{Code, Finding};
-use crate::model::{Compaction, Entry, Header, Id, Kind, Message, Ms, Role, State, Text};
+use crate::model::{Compaction, Entry, Header, Id, Kind, Message, Role, State, Text};
 use crate::source::Line;
 
 pub const DECODER: Decoder = Decoder {
@@ -248,18 +248,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
 
 /// A message made from an entry that is not a `message` but is sent as one.
 fn synthetic_message(role_name: &'static str, excluded: bool) -> Message<'static> {
-    let (role_at, role_other) = Message::role_parts(Cow::Borrowed(role_name));
-    Message {
-        role: Role::Other,
-        role_at,
-        role_other,
-        timestamp: Ms::NONE,
-        blocks: Default::default(),
-        tool_calls: Vec::new(),
-        tool_results: Vec::new(),
-        reply: None,
-        excluded,
-    }
+    Message { excluded, ..Message::with_role(Role::Other, Cow::Borrowed(role_name)) }
 }
 
 /// The file-level pass, then the keys and tool uses rebuilt from what it changed.
