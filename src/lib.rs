@@ -11,12 +11,14 @@
 //!    [`session::Session`];
 //! 5. [`render`] turns views into text for people or JSON for scripts; [`cmd`] wires it up.
 
-// Only the memory map of an input and its SIGBUS handler need `unsafe` (see `mapping`), and
-// the call of the string scan built for AVX2 (`format::skim`, once the CPU is found to have
-// it): they allow it one function at a time, and nothing else may add it unnoticed.
+// Only the memory map of an input and its SIGBUS handler need `unsafe` (see `mapping`), the
+// call of the string scan built for AVX2 (`format::skim`, once the CPU is found to have it)
+// and the allocator's purge delay (`allocator`, two calls into C): they allow it where it
+// is, and nothing else may add it unnoticed.
 #![deny(unsafe_code)]
 
 pub mod agents;
+pub mod allocator;
 pub mod audit;
 pub mod call_cost;
 pub mod check;

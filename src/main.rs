@@ -3,7 +3,6 @@
 //! goes through the terminal-safe writer: usage errors echo arguments, and errors quote
 //! paths and session text.
 
-// Only the allocator's option needs `unsafe` here ([`hand_freed_memory_back_soon`]).
 #![deny(unsafe_code)]
 
 use std::io::{self, Write};
@@ -25,34 +24,14 @@ use clap::Parser;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// mimalloc's `mi_option_purge_delay`: its place in `mi_option_e` (`mimalloc.h`), the same in
-/// mimalloc 2 and 3. The bindings name the options around it, not this one.
-const MI_OPTION_PURGE_DELAY: i32 = 15;
-
-/// Have mimalloc hand freed memory back to the system 10 ms after it is freed, as mimalloc 2
-/// did, where mimalloc 3 waits a second. A load builds one table after another (the tool
-/// uses' pairing, then the tree index) and lets each go: kept for a second, a freed table is
-/// still resident when the next is built, and a command's peak holds both (`check` on the
-/// 1 GiB bench file: 190 against 143 bytes an entry, in the same time). An explicit
-/// `MIMALLOC_PURGE_DELAY` is left as it is.
-fn hand_freed_memory_back_soon() {
-    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
-        // SAFETY: sets one integer option, which mimalloc reads atomically; no memory is
-        // touched, and any value is valid.
-        #[allow(unsafe_code)]
-        unsafe {
-            libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 10)
-        };
-    }
-}
-
 /// The stack the commands run on. Filters build values of any depth, and jq's functions,
 /// printing and dropping walk them recursively (about 100-300 bytes a level): 8 MiB ends
 /// near 20,000 levels, this near millions. Only the pages touched are ever committed.
 const STACK: usize = 1 << 30;
 
 fn main() -> ExitCode {
-    hand_freed_memory_back_soon();
+    // Until a command finds it has several inputs ([`arcturn_inspect::allocator`]).
+    arcturn_inspect::allocator::hand_freed_memory_back_soon();
     let big = std::thread::Builder::new().name("main".into()).stack_size(STACK).spawn(run);
     match big {
         Ok(worker) => worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
@@ -106,19 +85,19 @@ fn usage_error(e: clap::Error) -> ExitCode {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use arcturn_inspect::allocator::{self, purge_delay};
 
     /// The option set is the purge delay: mimalloc 3's default of a second before, 10 ms
-    /// after.
+    /// for one input, the default again for several. (Alone in this test binary: nothing
+    /// else here sets the option.)
     #[test]
-    #[allow(unsafe_code)]
     fn the_purge_delay_is_the_option_set() {
         let own = std::env::var("MIMALLOC_PURGE_DELAY");
         assert!(own.is_err(), "run the tests without MIMALLOC_PURGE_DELAY (set to {own:?})");
-        // SAFETY: reads one integer option.
-        let get = || unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY) };
-        assert_eq!(get(), 1000, "mimalloc 3's default purge delay");
-        hand_freed_memory_back_soon();
-        assert_eq!(get(), 10);
+        assert_eq!(purge_delay(), 1000, "mimalloc 3's default purge delay");
+        allocator::hand_freed_memory_back_soon();
+        assert_eq!(purge_delay(), 10);
+        allocator::keep_freed_memory_for_reuse();
+        assert_eq!(purge_delay(), 1000);
     }
 }

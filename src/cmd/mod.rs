@@ -143,6 +143,10 @@ impl Ctx {
                 out.push(Input { path: f.clone(), walked: false });
             }
         }
+        if out.len() > 1 {
+            // Loaded one after another on each thread, each reuses what the last freed.
+            crate::allocator::keep_freed_memory_for_reuse();
+        }
         Ok(out)
     }
 

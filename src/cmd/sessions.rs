@@ -47,6 +47,9 @@ pub fn run(ctx: &Ctx, a: &SessionsArgs, out: &mut dyn Write) -> Result<Outcome> 
         }
         files.extend(found.into_iter().map(|p| (*ag, p)));
     }
+    if files.len() > 1 {
+        crate::allocator::keep_freed_memory_for_reuse();
+    }
     let progress = Progress::new(ctx, files.len(), "sessions");
     let read: Vec<(String, std::result::Result<SessionInfo, String>)> = files
         .par_iter()
