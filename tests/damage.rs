@@ -306,6 +306,46 @@ fn invalid_utf8_inside_a_line() {
     assert_eq!(finding(&doc, "invalid_utf8")["column"], prefix.len() as u64 + 1, "the column of the bad byte");
 }
 
+/// Lines are checked for UTF-8 a run of lines at a time: damage anywhere in a long file, on
+/// lines next to each other or alone far apart, is still said line by line, at its column,
+/// and every other line of the run it spoils is read.
+#[test]
+fn invalid_utf8_on_lines_spread_over_a_long_file() {
+    let total = 6_000u32;
+    // Lines 2 (the first entry), 3 and 4 together, one far in, and the one before the last
+    // (damage on the last line is a torn tail, another finding).
+    let bad = [2, 3, 4, 2_500, total - 1];
+    let mut b = format!("{HEADER}\n").into_bytes();
+    let mut columns = Vec::new();
+    for n in 2..=total {
+        let parent = if n == 2 { "null".to_string() } else { format!("\"e{}\"", n - 1) };
+        let head = format!(
+            r#"{{"kind":"message","id":"e{n}","parentId":{parent},"timestamp":"2026-11-02T09:00:01.000Z","message":{{"role":"user","content":"caf"#
+        );
+        b.extend_from_slice(head.as_bytes());
+        if bad.contains(&n) {
+            columns.push((n, head.len() as u64 + 1));
+            b.extend_from_slice(b"\xE9");
+        } else {
+            b.extend_from_slice("\u{e9}".as_bytes());
+        }
+        b.extend_from_slice(" au lait, with enough text to make the file longer than a few runs\"}}\n".as_bytes());
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let p = temp_file(dir.path(), "s.jsonl", &b);
+    let doc = run(&["check", "--json", &p]).json();
+    let said: Vec<(u64, u64)> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "invalid_utf8")
+        .map(|f| (f["line"].as_u64().unwrap(), f["column"].as_u64().unwrap()))
+        .collect();
+    let expected: Vec<(u64, u64)> = columns.iter().map(|&(n, c)| (u64::from(n), c)).collect();
+    assert_eq!(said, expected);
+    assert_eq!(doc["entries"], u64::from(total - 1) - bad.len() as u64, "every other line is read");
+}
+
 #[test]
 fn lone_surrogate_is_repaired() {
     let b = session(&entry3(r#""message":{"role":"user","content":"cut \ud83d here"}"#));

@@ -340,6 +340,7 @@ pub fn decode(source: &Source, forced: Option<Format>, detail: Detail, uses: Use
             link: dec.fold.is_none(),
             entries: Vec::with_capacity(guess),
             tools: Vec::with_capacity(guess),
+            utf8: Utf8Run { end: chunk.end, ..Utf8Run::default() },
             ..Part::default()
         };
         for line in source.lines_in(chunk, 1) {
@@ -462,6 +463,46 @@ struct Part<'a> {
     /// The last non-blank line, and whether it ended with a newline.
     last_content: Option<(u32, bool)>,
     findings: Vec<Finding>,
+    utf8: Utf8Run<'a>,
+}
+
+/// The UTF-8 check of a chunk's lines, a run of lines at a time: one call of the validator
+/// per [`UTF8_RUN`] bytes instead of one per line (most of what it cost on lines of a KiB or
+/// two), each line then cut from the run's text. The run is short enough to be in the
+/// cache still when its lines are decoded. Where a run is not valid UTF-8, its lines are
+/// checked one by one (to say which is damaged, and where), so no byte is checked more than
+/// twice however the damage is spread.
+#[derive(Default)]
+struct Utf8Run<'a> {
+    /// The checked text, and where it starts in the file's bytes.
+    text: &'a str,
+    start: usize,
+    /// The end of the last run tried: lines that start before it and are not in `text` are
+    /// in a run that failed.
+    tried: usize,
+    /// The end of the chunk.
+    end: usize,
+}
+
+/// How many bytes of lines [`Utf8Run`] checks at once (to the end of the line it reaches).
+const UTF8_RUN: usize = 64 << 10;
+
+impl<'a> Utf8Run<'a> {
+    /// The line at `span` as text, when a run that holds it is valid UTF-8; `None` when it
+    /// must be checked alone.
+    fn line(&mut self, bytes: &'a [u8], span: Range<usize>) -> Option<&'a str> {
+        if span.start < self.start || span.end > self.start + self.text.len() {
+            if span.start < self.tried {
+                return None;
+            }
+            let reach = (span.start + UTF8_RUN).max(span.end).min(self.end);
+            let stop = memchr::memchr(b'\n', bytes.get(reach..self.end)?).map_or(self.end, |i| reach + i);
+            self.tried = stop;
+            self.start = span.start;
+            self.text = simdutf8::basic::from_utf8(bytes.get(span.start..stop)?).unwrap_or_default();
+        }
+        self.text.get(span.start - self.start..span.end - self.start)
+    }
 }
 
 impl<'a> Part<'a> {
@@ -477,7 +518,8 @@ impl<'a> Part<'a> {
         }
         self.first_content.get_or_insert(line.number);
         self.last_content = Some((line.number, line.terminated));
-        let Ok(text) = simdutf8::basic::from_utf8(b) else {
+        let checked = self.utf8.line(bytes, line.span.clone());
+        let Some(text) = checked.or_else(|| simdutf8::basic::from_utf8(b).ok()) else {
             let at = simdutf8::compat::from_utf8(b).err().map(|e| e.valid_up_to()).unwrap_or(0);
             self.findings.push(Finding::at(
                 Code::InvalidUtf8,
