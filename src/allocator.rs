@@ -17,7 +17,8 @@
 //!
 //! An explicit `MIMALLOC_PURGE_DELAY` in the environment wins over both.
 
-// Setting an allocator option is a call into C: one `unsafe` call, in `set_purge_delay`.
+// An allocator option is read and set by calls into C: two `unsafe` calls, in `purge_delay`
+// and `set_purge_delay`.
 #![allow(unsafe_code)]
 
 use std::ffi::c_long;

@@ -470,8 +470,8 @@ struct Part<'a> {
 /// per [`UTF8_RUN`] bytes instead of one per line (most of what it cost on lines of a KiB or
 /// two), each line then cut from the run's text. The run is short enough to be in the
 /// cache still when its lines are decoded. Where a run is not valid UTF-8, its lines are
-/// checked one by one (to say which is damaged, and where), so no byte is checked more than
-/// twice however the damage is spread.
+/// checked one by one (to say which is damaged, and where), so a byte is checked at most
+/// twice however the damage is spread (and a damaged line's once more, for the column).
 #[derive(Default)]
 struct Utf8Run<'a> {
     /// The checked text, and where it starts in the file's bytes.
