@@ -25,13 +25,13 @@ use std::ffi::c_long;
 
 /// mimalloc's `mi_option_purge_delay`: its place in `mi_option_e` (`mimalloc.h`), the same in
 /// mimalloc 2 and 3. The bindings name the options around it, not this one.
-pub const MI_OPTION_PURGE_DELAY: i32 = 15;
+const MI_OPTION_PURGE_DELAY: i32 = 15;
 
 /// mimalloc 3's own purge delay, in milliseconds.
-pub const DEFAULT_PURGE_DELAY: c_long = 1000;
+const DEFAULT_PURGE_DELAY: c_long = 1000;
 
 /// The delay for a command over one input, in milliseconds.
-pub const SOON_PURGE_DELAY: c_long = 10;
+const SOON_PURGE_DELAY: c_long = 10;
 
 /// Hand freed memory back 10 ms after it is freed (a command over one input).
 pub fn hand_freed_memory_back_soon() {
