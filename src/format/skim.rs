@@ -277,7 +277,7 @@ impl<'de> Skim<'de> {
         let at = self.i;
         let key = self.parse_str()?;
         let print = match &key {
-            Cow::Borrowed(k) => fingerprint_at(self.b, at + 1, k),
+            Cow::Borrowed(k) => fingerprint_at(self.b, at + 1, k.as_bytes()),
             Cow::Owned(k) => fingerprint(k),
         };
         let bit = bloom_bit(print);
@@ -556,11 +556,25 @@ impl<'de> Skim<'de> {
         }
     }
 
+    /// The key of an object being skipped, and its colon. Its text is read only when it
+    /// must be compared: a key without escapes is noted from its bytes when its fingerprint's
+    /// bit is new to the object, or when the object is past [`FEW_KEYS`] keys (checked as it
+    /// closes); any other key goes through [`Skim::object_key`].
     fn key_colon(&mut self, frame: usize) -> Result<()> {
         if self.peek()? != b'"' {
             return Err(DECLINED);
         }
-        self.object_key(frame)?;
+        let at = self.i;
+        let (end, escaped) = scan_str(self.b, at + 1).ok_or(DECLINED)?;
+        let print = fingerprint_at(self.b, at + 1, self.b.get(at + 1..end - 1).ok_or(DECLINED)?);
+        let bit = bloom_bit(print);
+        if escaped || (self.bloom & bit != 0 && self.keys.len() - frame < FEW_KEYS) {
+            self.object_key(frame)?;
+        } else {
+            self.bloom |= bit;
+            self.keys.push(SeenKey { print, at });
+            self.i = end;
+        }
         self.eat(b':')
     }
 
@@ -903,17 +917,17 @@ impl CharMasks {
 /// apart without comparing their bytes (equal keys have equal fingerprints; keys of up to 7
 /// bytes with equal fingerprints are equal).
 fn fingerprint(key: &str) -> u64 {
-    fingerprint_at(key.as_bytes(), 0, key)
+    fingerprint_at(key.as_bytes(), 0, key.as_bytes())
 }
 
 /// [`fingerprint`] of a key that is the bytes of `b` from `from` (a key read straight from
 /// the line, or the key itself): its first 8 bytes are one read when `b` has them, whatever
 /// follows the key, else they are folded byte by byte. (No copy of a variable length: that
 /// is a call to memcpy per key.)
-fn fingerprint_at(b: &[u8], from: usize, key: &str) -> u64 {
+fn fingerprint_at(b: &[u8], from: usize, key: &[u8]) -> u64 {
     let head = match b.get(from..).and_then(|r| r.first_chunk::<8>()) {
         Some(word) => u64::from_le_bytes(*word),
-        None => key.bytes().take(7).rev().fold(0, |w, c| w << 8 | u64::from(c)),
+        None => key.iter().take(7).rev().fold(0, |w, &c| w << 8 | u64::from(c)),
     };
     head & ((1u64 << (8 * key.len().min(7))) - 1) | (key.len() as u64) << 56
 }
@@ -1750,7 +1764,7 @@ mod tests {
         for len in 0..=10 {
             for end in len..=line.len() {
                 let b = &line.as_bytes()[..end];
-                assert_eq!(fingerprint_at(b, 0, &line[..len]), fingerprint(&line[..len]), "{len} of {end}");
+                assert_eq!(fingerprint_at(b, 0, &line.as_bytes()[..len]), fingerprint(&line[..len]), "{len} of {end}");
             }
         }
     }
@@ -1769,6 +1783,7 @@ mod tests {
             (r#"{"a":1,"skip":{"x":1,"x":2}}"#.to_string(), true),
             (r#"{"a":1,"skip":[{"x":{"y":[{"z":1,"z":1}]}}]}"#.to_string(), true),
             (r#"{"a":1,"skip":{"k\u0065y":1,"key":2}}"#.to_string(), true),
+            (r#"{"a":1,"skip":{"key":1,"k\u0065y":2}}"#.to_string(), true),
             (r#"{"a":1,"b":1,"b":2}"#.to_string(), true),
             (format!(r#"{{"a":1,"skip":{big_dup}}}"#), true),
             (format!(r#"{{"a":1,"skip":{big_ok}}}"#), false),
