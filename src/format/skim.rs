@@ -273,6 +273,7 @@ impl<'de> Skim<'de> {
 
     /// Read an object key at `self.i` (its opening quote) and check it against the keys the
     /// object opened at `frame` already has.
+    #[inline(always)]
     fn object_key(&mut self, frame: usize) -> Result<Cow<'de, str>> {
         let at = self.i;
         let key = self.parse_str()?;
@@ -372,6 +373,7 @@ impl<'de> Skim<'de> {
     }
 
     /// Parse a string at `self.i`, borrowing it when it has no escapes.
+    #[inline(always)]
     fn parse_str(&mut self) -> Result<Cow<'de, str>> {
         let start = self.i + 1;
         let escaped = self.skip_str()?;
@@ -924,6 +926,7 @@ fn fingerprint(key: &str) -> u64 {
 /// the line, or the key itself): its first 8 bytes are one read when `b` has them, whatever
 /// follows the key, else they are folded byte by byte. (No copy of a variable length: that
 /// is a call to memcpy per key.)
+#[inline(always)]
 fn fingerprint_at(b: &[u8], from: usize, key: &[u8]) -> u64 {
     let head = match b.get(from..).and_then(|r| r.first_chunk::<8>()) {
         Some(word) => u64::from_le_bytes(*word),
