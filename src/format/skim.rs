@@ -668,7 +668,7 @@ fn scan_blocks<const UNITS: bool>(b: &[u8], from: usize, clean: usize) -> Option
         #[allow(unsafe_code)]
         return unsafe { scan_blocks_avx2::<UNITS>(b, from, clean) };
     }
-    scan_blocks_with::<UNITS>(b, from, clean, Masks::of64, CharMasks::of64)
+    scan_blocks_with::<UNITS>(b, from, clean, Masks::of64, CharMasks::of64, |k| either64(k, b'n', b't'))
 }
 
 /// [`scan_blocks`] compiled for AVX2 (and `popcnt`, which every AVX2 CPU has), with the
@@ -676,7 +676,14 @@ fn scan_blocks<const UNITS: bool>(b: &[u8], from: usize, clean: usize) -> Option
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt")]
 fn scan_blocks_avx2<const UNITS: bool>(b: &[u8], from: usize, clean: usize) -> Option<(usize, bool, u64)> {
-    scan_blocks_with::<UNITS>(b, from, clean, |k| Masks::of64_avx2(k), |k| CharMasks::of64_avx2(k))
+    scan_blocks_with::<UNITS>(
+        b,
+        from,
+        clean,
+        |k| Masks::of64_avx2(k),
+        |k| CharMasks::of64_avx2(k),
+        |k| either64_avx2(k, b'n', b't'),
+    )
 }
 
 /// The loop of [`scan_blocks`], with the functions that make a block's masks. Inlined in
@@ -688,6 +695,7 @@ fn scan_blocks_with<const UNITS: bool>(
     clean: usize,
     masks: impl Fn(&[u8; 64]) -> Masks,
     char_masks: impl Fn(&[u8; 64]) -> CharMasks,
+    n_or_t: impl Fn(&[u8; 64]) -> u64,
 ) -> Option<(usize, bool, u64)> {
     let mut at = from + clean;
     // 1 when the first byte of the next block is escaped by a backslash before it.
@@ -722,7 +730,7 @@ fn scan_blocks_with<const UNITS: bool>(
         }
         if escapes != 0 {
             had_escape = true;
-            let unusual = escapes & !(m.quote | m.backslash | either64(block, b'n', b't'));
+            let unusual = escapes & !(m.quote | m.backslash | n_or_t(block));
             let mut bits = unusual;
             while bits != 0 {
                 let p = at + bits.trailing_zeros() as usize;
@@ -981,6 +989,19 @@ fn either64(block: &[u8; 64], a: u8, b: u8) -> u64 {
         let v = load_unaligned_m128i(part);
         let hit = bitor_m128i(cmp_eq_mask_i8_m128i(v, a), cmp_eq_mask_i8_m128i(v, b));
         out |= u64::from(move_mask_i8_m128i(hit) as u16) << (16 * k);
+    }
+    out
+}
+
+/// [`either64`] 32 bytes at a time (callers check that the CPU has AVX2).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn either64_avx2(block: &[u8; 64], a: u8, b: u8) -> u64 {
+    use std::arch::x86_64::{_mm256_cmpeq_epi8, _mm256_or_si256, _mm256_set1_epi8};
+    let (a, b) = (_mm256_set1_epi8(a as i8), _mm256_set1_epi8(b as i8));
+    let mut out = 0;
+    for (k, v) in halves(block).into_iter().enumerate() {
+        out |= wide_bits(_mm256_or_si256(_mm256_cmpeq_epi8(v, a), _mm256_cmpeq_epi8(v, b))) << (32 * k);
     }
     out
 }
@@ -1511,10 +1532,11 @@ mod tests {
         // Bodies of every length up to four blocks and some, rich in what the masks find:
         // quotes, backslash runs, escapes, `u`s, control bytes (rarely: they end a scan),
         // continuation bytes and 4-byte leads.
-        const PIECES: [&[u8]; 12] = [
+        const PIECES: [&[u8]; 13] = [
             br"\\",
             br#"\""#,
             br"\n",
+            br"\t",
             br"\u00e9",
             br"\ud83d\ude00",
             b"u",
@@ -1540,8 +1562,11 @@ mod tests {
                 body.push(b'"');
             }
             body.extend_from_slice(br#" tail\""#);
-            let scalar = scan_blocks_with::<true>(&body, 1, 0, |k| Masks::scalar(k), |k| CharMasks::scalar(k));
-            let narrow = scan_blocks_with::<true>(&body, 1, 0, Masks::of64, CharMasks::of64);
+            let n_or_t =
+                |k: &[u8; 64]| k.iter().enumerate().fold(0, |m, (i, &c)| m | u64::from(c == b'n' || c == b't') << i);
+            let scalar = scan_blocks_with::<true>(&body, 1, 0, |k| Masks::scalar(k), |k| CharMasks::scalar(k), n_or_t);
+            let narrow =
+                scan_blocks_with::<true>(&body, 1, 0, Masks::of64, CharMasks::of64, |k| either64(k, b'n', b't'));
             assert_eq!(narrow, scalar, "round {round}: {}", String::from_utf8_lossy(&body));
             assert_eq!(scan_blocks::<true>(&body, 1, 0), scalar, "round {round}: {}", String::from_utf8_lossy(&body));
             assert_eq!(scan_blocks::<false>(&body, 1, 0).map(|r| (r.0, r.1)), scalar.map(|r| (r.0, r.1)));
