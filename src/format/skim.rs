@@ -390,21 +390,14 @@ impl<'de> Skim<'de> {
         }
         match b.get(i) {
             Some(b'0') => i += 1,
-            Some(b'1'..=b'9') => {
-                while b.get(i).is_some_and(u8::is_ascii_digit) {
-                    i += 1;
-                }
-            }
+            Some(b'1'..=b'9') => i += digits_at(b, i),
             _ => return Err(DECLINED),
         }
         if b.get(i) == Some(&b'.') {
             i += 1;
-            let d = i;
-            while b.get(i).is_some_and(u8::is_ascii_digit) {
-                i += 1;
-            }
-            if i == d {
-                return Err(DECLINED);
+            match digits_at(b, i) {
+                0 => return Err(DECLINED),
+                n => i += n,
             }
         }
         let mut exponent = false;
@@ -414,12 +407,9 @@ impl<'de> Skim<'de> {
             if let Some(b'+' | b'-') = b.get(i) {
                 i += 1;
             }
-            let d = i;
-            while b.get(i).is_some_and(u8::is_ascii_digit) {
-                i += 1;
-            }
-            if i == d {
-                return Err(DECLINED);
+            match digits_at(b, i) {
+                0 => return Err(DECLINED),
+                n => i += n,
             }
         }
         self.i = i;
@@ -588,6 +578,28 @@ impl<'de> Skim<'de> {
         }
         Ok(())
     }
+}
+
+/// How many ASCII digits `b` has in a row from `at`, eight bytes at a time where the line
+/// has them (a number's digits: epoch milliseconds, token counts).
+#[inline(always)]
+fn digits_at(b: &[u8], at: usize) -> usize {
+    let mut i = at;
+    while let Some(word) = b.get(i..).and_then(|r| r.first_chunk::<8>()) {
+        // Digits become 0-9. Adding 0x76 sets the top bit of a byte above 9; a byte of
+        // 0x80 or more has it already. A carry out of a byte only reaches the bytes after
+        // the first that is not a digit, which is the one looked for.
+        let t = u64::from_le_bytes(*word) ^ 0x3030_3030_3030_3030;
+        let others = (t.wrapping_add(0x7676_7676_7676_7676) | t) & 0x8080_8080_8080_8080;
+        if others != 0 {
+            return i - at + (others.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while b.get(i).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+    }
+    i - at
 }
 
 /// A [`Skim::skip_value`] frame that is an array (an object's frame is where its keys start).
@@ -1935,5 +1947,26 @@ mod tests {
         long.replace_range(777..778, "\u{1b}");
         assert_eq!(from_str::<serde::de::IgnoredAny>(&long).map(|_| ()), Err(Error::Declined));
         assert!(serde_json::from_str::<serde::de::IgnoredAny>(&long).is_err());
+    }
+
+    /// The digits in a row are counted alike eight at a time and byte by byte: every byte
+    /// value after runs of every length, at every distance from the end of the line.
+    #[test]
+    fn digit_runs_are_counted_by_words_as_by_bytes() {
+        for run in 0..20 {
+            for next in 0..=255u8 {
+                for tail in 0..10 {
+                    let mut b: Vec<u8> = (0..run).map(|k| b'0' + (k * 7 % 10) as u8).collect();
+                    b.push(next);
+                    b.extend(std::iter::repeat_n(b'5', tail));
+                    let mut want = 0;
+                    while b.get(want).is_some_and(u8::is_ascii_digit) {
+                        want += 1;
+                    }
+                    assert_eq!(digits_at(&b, 0), want, "{run} digits, then {next:#x}, then {tail} digits");
+                    assert_eq!(digits_at(&b[..run], 0), run);
+                }
+            }
+        }
     }
 }
