@@ -558,15 +558,17 @@ impl<'de> Skim<'de> {
         }
         let at = self.i;
         let (end, escaped) = scan_str(self.b, at + 1).ok_or(DECLINED)?;
-        let print = fingerprint_at(self.b, at + 1, self.b.get(at + 1..end - 1).ok_or(DECLINED)?);
-        let bit = bloom_bit(print);
-        if escaped || (self.bloom & bit != 0 && self.keys.len() - frame < FEW_KEYS) {
-            self.object_key(frame)?;
-        } else {
-            self.bloom |= bit;
-            self.keys.push(SeenKey { print, at });
-            self.i = end;
+        if !escaped {
+            let print = fingerprint_at(self.b, at + 1, self.b.get(at + 1..end - 1).ok_or(DECLINED)?);
+            let bit = bloom_bit(print);
+            if self.bloom & bit == 0 || self.keys.len() - frame >= FEW_KEYS {
+                self.bloom |= bit;
+                self.keys.push(SeenKey { print, at });
+                self.i = end;
+                return self.eat(b':');
+            }
         }
+        self.object_key(frame)?;
         self.eat(b':')
     }
 
