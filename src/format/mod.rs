@@ -467,10 +467,11 @@ struct Part<'a> {
 }
 
 /// The UTF-8 check of a chunk's lines, a run of lines at a time: one call of the validator
-/// per [`UTF8_RUN`] bytes instead of one per line, each line then cut from the run's text. The run is short enough to be in the
-/// cache still when its lines are decoded. Where a run is not valid UTF-8, its lines are
-/// checked one by one (to say which is damaged, and where), so a byte is checked at most
-/// twice however the damage is spread (and a damaged line's once more, for the column).
+/// per [`UTF8_RUN`] bytes instead of one per line, each line then cut from the run's text.
+/// The run is short enough to be in the cache still when its lines are decoded. Where a run
+/// is not valid UTF-8, its lines are checked one by one (to say which is damaged, and
+/// where), so a byte is checked at most twice however the damage is spread (and a damaged
+/// line's once more, for the column).
 #[derive(Default)]
 struct Utf8Run<'a> {
     /// The checked text, and where it starts in the file's bytes.
