@@ -6,12 +6,15 @@ use std::fs;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
+
 /// What a walk found: the files, and the directories it could not read.
 pub type Walked = (Vec<PathBuf>, Vec<(PathBuf, std::io::Error)>);
 
 /// Every `*.jsonl` and `*.jsonl.zst` file under `dir`, recursively, sorted by path for
 /// stable output; a compressed file whose plain sibling exists is left out (the plain one
-/// wins). Unreadable subdirectories are skipped (their error is returned alongside).
+/// wins). Unreadable subdirectories are skipped (their errors are returned alongside, by
+/// path).
 pub fn walk_jsonl(dir: &Path) -> Walked {
     walk(dir, false)
 }
@@ -25,32 +28,55 @@ pub fn walk_every_jsonl(dir: &Path) -> Walked {
 fn walk(dir: &Path, children: bool) -> Walked {
     let mut files = Vec::new();
     let mut errors = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let rd = match fs::read_dir(&d) {
-            Ok(rd) => rd,
-            Err(e) => {
-                errors.push((d, e));
-                continue;
-            }
-        };
-        for ent in rd.flatten() {
-            let p = ent.path();
-            let Ok(ft) = ent.file_type() else { continue };
-            if ft.is_dir() {
-                stack.push(p);
-            } else if (p.extension().is_some_and(|x| x == "jsonl") || is_jsonl_zst(&p))
-                && (ft.is_file() || p.is_file())
-                && (children || !is_child_session(&p))
-            {
-                files.push(p);
+    // One level of directories at a time, its directories read on every worker: a folder
+    // of many projects is a few hundred directories, each a few system calls.
+    let mut level = vec![dir.to_path_buf()];
+    while !level.is_empty() {
+        let read: Vec<Listed> = level.into_par_iter().map(|d| list(d, children)).collect();
+        level = Vec::new();
+        for l in read {
+            match l {
+                Listed::Read { files: f, dirs } => {
+                    files.extend(f);
+                    level.extend(dirs);
+                }
+                Listed::Failed(d, e) => errors.push((d, e)),
             }
         }
     }
     files.sort();
+    errors.sort_by(|a, b| a.0.cmp(&b.0));
     let plain: std::collections::HashSet<PathBuf> = files.iter().filter(|p| !is_jsonl_zst(p)).cloned().collect();
     files.retain(|p| !is_jsonl_zst(p) || !plain.contains(&p.with_extension("")));
     (files, errors)
+}
+
+/// What one directory of a walk holds: its session files and its subdirectories, or why it
+/// could not be read.
+enum Listed {
+    Read { files: Vec<PathBuf>, dirs: Vec<PathBuf> },
+    Failed(PathBuf, std::io::Error),
+}
+
+fn list(d: PathBuf, children: bool) -> Listed {
+    let rd = match fs::read_dir(&d) {
+        Ok(rd) => rd,
+        Err(e) => return Listed::Failed(d, e),
+    };
+    let (mut files, mut dirs) = (Vec::new(), Vec::new());
+    for ent in rd.flatten() {
+        let p = ent.path();
+        let Ok(ft) = ent.file_type() else { continue };
+        if ft.is_dir() {
+            dirs.push(p);
+        } else if (p.extension().is_some_and(|x| x == "jsonl") || is_jsonl_zst(&p))
+            && (ft.is_file() || p.is_file())
+            && (children || !is_child_session(&p))
+        {
+            files.push(p);
+        }
+    }
+    Listed::Read { files, dirs }
 }
 
 /// `name.jsonl.zst` (Codex's compressed rollouts).
@@ -152,6 +178,59 @@ mod tests {
 
     const HEADER: &str =
         r#"{"kind":"session","version":1,"id":"s","timestamp":"2026-11-02T09:00:00.000Z","cwd":"/proj"}"#;
+
+    #[test]
+    fn a_walk_finds_the_session_files_of_every_level_sorted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        let files = [
+            "z.jsonl",
+            "notes.txt",
+            "a/b/c/d/deep.jsonl",
+            "a/b/c/d/deep.json",
+            "a/one.jsonl",
+            "a/one.jsonl.zst",
+            "a/two.jsonl.zst",
+            "b/s1.jsonl",
+            "b/s1/subagents/agent-x.jsonl",
+            "b/s1/subagents/other.jsonl",
+            "c/empty/.keep",
+        ];
+        for f in files {
+            let p = root.join(f);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(&p, "{}\n").unwrap();
+        }
+        for d in 0..40 {
+            fs::create_dir_all(root.join(format!("wide/{d:02}"))).unwrap();
+            fs::write(root.join(format!("wide/{d:02}/s.jsonl")), "{}\n").unwrap();
+        }
+        let names = |w: Walked| -> Vec<String> {
+            assert!(w.1.is_empty(), "{:?}", w.1);
+            w.0.iter().map(|p| p.strip_prefix(root).unwrap().to_string_lossy().into_owned()).collect()
+        };
+        let mut want: Vec<String> = [
+            "a/b/c/d/deep.jsonl",
+            "a/one.jsonl",
+            "a/two.jsonl.zst",
+            "b/s1.jsonl",
+            "b/s1/subagents/other.jsonl",
+            "z.jsonl",
+        ]
+        .map(String::from)
+        .to_vec();
+        want.extend((0..40).map(|d| format!("wide/{d:02}/s.jsonl")));
+        // By path, component by component: `b/s1.jsonl` after the folder `b/s1`.
+        let by_path = |a: &String, b: &String| Path::new(a).cmp(Path::new(b));
+        want.sort_by(by_path);
+        assert_eq!(names(walk_jsonl(root)), want);
+        want.push("b/s1/subagents/agent-x.jsonl".into());
+        want.sort_by(by_path);
+        assert_eq!(names(walk_every_jsonl(root)), want);
+        let (found, errors) = walk_jsonl(&root.join("missing"));
+        assert!(found.is_empty());
+        assert_eq!(errors.len(), 1);
+    }
 
     #[test]
     fn default_input_never_follows_a_symlink_out_of_the_session_folder() {
