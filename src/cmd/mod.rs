@@ -247,6 +247,31 @@ pub struct Input {
     pub walked: bool,
 }
 
+/// `f` over `inputs` on every worker, the biggest files first: each worker takes the biggest
+/// input left, so the last to finish are the smallest and no worker is left alone with a
+/// big file at the end of a folder. The results come in input order.
+pub fn map_biggest_first<R: Send>(inputs: &[Input], f: impl Fn(&Input) -> R + Sync) -> Vec<R> {
+    use rayon::prelude::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let sizes: Vec<u64> = inputs.par_iter().map(|i| std::fs::metadata(&i.path).map_or(0, |m| m.len())).collect();
+    let mut order: Vec<usize> = (0..inputs.len()).collect();
+    // Stable: inputs of one size are taken in input order.
+    order.sort_by_key(|&i| std::cmp::Reverse(sizes[i]));
+    let next = AtomicUsize::new(0);
+    let mut done: Vec<(usize, R)> = (0..rayon::current_num_threads().clamp(1, inputs.len().max(1)))
+        .into_par_iter()
+        .flat_map_iter(|_| {
+            let mut mine = Vec::new();
+            while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                mine.push((i, f(&inputs[i])));
+            }
+            mine
+        })
+        .collect();
+    done.sort_unstable_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
+}
+
 /// What became of the inputs of a multi-file command (`check`, `stats`, `trace`, `query`),
 /// and the one rule that turns it into an exit status (README "Exit status"):
 ///
@@ -466,4 +491,46 @@ pub fn overview() -> String {
 /// Map a write error on stdout to the error type (a closed pipe is handled by `main`).
 pub fn io_err(e: io::Error) -> Error {
     Error::Io { path: "<stdout>".into(), source: e }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each worker takes the biggest input left (on one worker: biggest first, inputs of one
+    /// size in input order); the results come in input order, on any number of workers.
+    #[test]
+    fn inputs_are_taken_biggest_first_and_answered_in_order() {
+        let tmp = tempfile::tempdir().unwrap();
+        let sizes = [3usize, 0, 700, 12, 700, 5000, 1];
+        let mut inputs: Vec<Input> = sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| {
+                let path = tmp.path().join(format!("{i}.jsonl"));
+                std::fs::write(&path, vec![b'x'; n]).unwrap();
+                Input { path, walked: true }
+            })
+            .collect();
+        // An input that cannot be read is taken last, as if empty.
+        inputs.push(Input { path: tmp.path().join("missing.jsonl"), walked: false });
+        let name = |i: &Input| i.path.file_name().unwrap().to_string_lossy().into_owned();
+        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let taken = std::sync::Mutex::new(Vec::new());
+        let got = one.install(|| {
+            map_biggest_first(&inputs, |i| {
+                taken.lock().unwrap().push(name(i));
+                name(i)
+            })
+        });
+        assert_eq!(
+            taken.into_inner().unwrap(),
+            ["5.jsonl", "2.jsonl", "4.jsonl", "3.jsonl", "0.jsonl", "6.jsonl", "1.jsonl", "missing.jsonl"]
+        );
+        let in_order: Vec<String> = inputs.iter().map(name).collect();
+        assert_eq!(got, in_order);
+        let four = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+        assert_eq!(four.install(|| map_biggest_first(&inputs, name)), in_order);
+        assert!(map_biggest_first(&[], name).is_empty());
+    }
 }

@@ -9,7 +9,6 @@ use std::path::Path;
 use crate::render::fit;
 use crate::render::progress::Progress;
 use crate::render::table::Grid as Table;
-use rayon::prelude::*;
 use serde::Serialize;
 
 use super::{io_err, Ctx, Input, Outcome, Tally};
@@ -27,6 +26,8 @@ use crate::time::{self, format_duration, format_minutes, End, Period};
 /// What became of one input.
 struct Loaded {
     stats: Option<SessionStats>,
+    /// The stats as they go into `--json`'s list, rendered on the worker (when asked).
+    rendered: Option<io::Result<json::Rendered>>,
     /// Finding and error lines for stderr, printed in input order.
     messages: Vec<String>,
     tally: Tally,
@@ -50,17 +51,19 @@ pub fn run(ctx: &Ctx, a: &StatsArgs, out: &mut dyn Write) -> Result<Outcome> {
     let files = ctx.expand(&a.files)?;
     let opts = ctx.read_options();
     let progress = Progress::new(ctx, files.len(), "sessions");
-    let loaded: Vec<Loaded> = files
-        .par_iter()
-        .map(|f| {
-            let l = load_one(ctx, f, opts, &report, files.len() == 1);
-            progress.tick();
-            l
-        })
-        .collect();
+    // The list of `--json` is most of its document: each session is rendered as it is loaded.
+    let render = ctx.global.json && a.by.is_none();
+    let loaded: Vec<Loaded> = super::map_biggest_first(&files, |f| {
+        let l = load_one(ctx, f, opts, &report, files.len() == 1, render);
+        progress.tick();
+        l
+    });
     progress.finish();
 
     let mut sessions = Vec::with_capacity(loaded.len());
+    let mut rendered = Vec::with_capacity(loaded.len());
+    // A window keeps the sessions it holds something of.
+    let windowed = report.since.is_some() || report.until.is_some();
     let mut tally = Tally::default();
     {
         let mut err = ctx.stderr();
@@ -69,13 +72,13 @@ pub fn run(ctx: &Ctx, a: &StatsArgs, out: &mut dyn Write) -> Result<Outcome> {
                 let _ = writeln!(err, "{m}");
             }
             tally.merge(l.tally);
-            sessions.extend(l.stats);
+            let Some(s) = l.stats else { continue };
+            if windowed && s.usage.calls == 0 && s.tool_calls.iter().all(|t| t.calls == 0) {
+                continue;
+            }
+            sessions.push(s);
+            rendered.extend(l.rendered);
         }
-    }
-    // A window keeps the sessions it holds something of.
-    let windowed = report.since.is_some() || report.until.is_some();
-    if windowed {
-        sessions.retain(|s| s.usage.calls > 0 || s.tool_calls.iter().any(|t| t.calls > 0));
     }
     let total = Total::of(&sessions);
     if let (Some(by), true) = (a.by, ctx.global.json) {
@@ -88,7 +91,8 @@ pub fn run(ctx: &Ctx, a: &StatsArgs, out: &mut dyn Write) -> Result<Outcome> {
         };
         json::write(out, &doc, false).map_err(io_err)?;
     } else if ctx.global.json {
-        let doc = StatsDoc { schema_version: 1, sessions: &sessions, total: &total, skipped: &tally.skipped };
+        let rendered = rendered.into_iter().collect::<io::Result<Vec<_>>>().map_err(io_err)?;
+        let doc = StatsDoc { schema_version: 1, sessions: &rendered, total: &total, skipped: &tally.skipped };
         json::write(out, &doc, false).map_err(io_err)?;
     } else {
         human(ctx, a, &sessions, &total, out).map_err(io_err)?;
@@ -134,14 +138,14 @@ fn options<'p>(a: &StatsArgs, prices: &'p Prices) -> Result<Options<'p>> {
 }
 
 /// Load one input; `alone` when it is the command's only one (kept until exit, see
-/// [`super::release`]).
-fn load_one(ctx: &Ctx, f: &Input, opts: ReadOptions, report: &Options<'_>, alone: bool) -> Loaded {
+/// [`super::release`]); `render` to render its stats for `--json`'s list as well.
+fn load_one(ctx: &Ctx, f: &Input, opts: ReadOptions, report: &Options<'_>, alone: bool, render: bool) -> Loaded {
     let mut tally = Tally::default();
     let src = match Source::open(&f.path, opts) {
         Ok(s) => s,
         Err(e) => {
             let messages = tally.fail(ctx, f, &e).into_iter().collect();
-            return Loaded { stats: None, messages, tally };
+            return Loaded { stats: None, rendered: None, messages, tally };
         }
     };
     let src = if alone { super::keep_until_exit(src) } else { &src };
@@ -154,11 +158,12 @@ fn load_one(ctx: &Ctx, f: &Input, opts: ReadOptions, report: &Options<'_>, alone
             if alone {
                 super::release(s);
             }
-            Loaded { stats: Some(stats), messages, tally }
+            let rendered = render.then(|| json::render(&stats));
+            Loaded { stats: Some(stats), rendered, messages, tally }
         }
         Err(e) => {
             messages.extend(tally.fail(ctx, f, &e));
-            Loaded { stats: None, messages, tally }
+            Loaded { stats: None, rendered: None, messages, tally }
         }
     }
 }
@@ -303,7 +308,7 @@ fn rows(by: StatsBy, sessions: &[SessionStats], total: &Total) -> Vec<Row> {
 #[derive(Serialize)]
 struct StatsDoc<'a> {
     schema_version: u32,
-    sessions: &'a [SessionStats],
+    sessions: &'a [json::Rendered],
     total: &'a Total,
     /// Files found in a directory that are of no known session format.
     skipped: &'a [String],

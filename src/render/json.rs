@@ -156,6 +156,31 @@ where
 /// Items serialized to one buffer by one task of [`in_batches`].
 const CHUNK: usize = 2048;
 
+/// A value rendered ahead of the document it goes into (on a worker, while others still
+/// load): compact JSON with [`write`]'s escaping, written into a compact document as it is,
+/// so the document's bytes are those of the value in its place.
+pub struct Rendered(String);
+
+/// serde_json's protocol for `RawValue`: a struct of this name, with one field of this
+/// name holding the text, is written as that text.
+const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+
+/// `value` as a [`Rendered`] piece.
+pub fn render<T: Serialize + ?Sized>(value: &T) -> io::Result<Rendered> {
+    let mut buf = Vec::new();
+    compact(&mut buf, value)?;
+    String::from_utf8(buf).map(Rendered).map_err(io::Error::other)
+}
+
+impl Serialize for Rendered {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut raw = s.serialize_struct(RAW_VALUE_TOKEN, 1)?;
+        raw.serialize_field(RAW_VALUE_TOKEN, &self.0)?;
+        raw.end()
+    }
+}
+
 /// `value` as compact JSON, with [`write`]'s escaping, appended to `buf`.
 fn compact<T: Serialize + ?Sized>(buf: &mut Vec<u8>, value: &T) -> io::Result<()> {
     let mut ser = serde_json::Serializer::with_formatter(buf, Safe(CompactFormatter));
@@ -276,6 +301,31 @@ mod tests {
         assert_eq!(s, "{\"t\":\"a\\u009bb\\u202ec\\u001bé\\udb40\\udc41\"}\n");
         let back: serde_json::Value = serde_json::from_str(&s).unwrap();
         assert_eq!(back["t"], "a\u{9b}b\u{202e}c\u{1b}é\u{E0041}");
+    }
+
+    /// Pieces rendered ahead go into a document as the values would have: the same bytes,
+    /// terminal-active characters escaped once, in objects, arrays and alone.
+    #[test]
+    fn rendered_pieces_write_as_their_values() {
+        use serde_json::json;
+        let values = [
+            json!({"file": "a\u{9b}b\u{202e}.jsonl", "n": [1, 2.5, null], "nested": {"k": "é\u{E0041}"}}),
+            json!("plain"),
+            json!([]),
+            json!(-0.0),
+        ];
+        let rendered: Vec<super::Rendered> = values.iter().map(|v| super::render(v).unwrap()).collect();
+        let mut want = Vec::new();
+        super::write(&mut want, &json!({"schema_version": 1, "sessions": values, "total": {}}), false).unwrap();
+        #[derive(serde::Serialize)]
+        struct Doc<'a> {
+            schema_version: u32,
+            sessions: &'a [super::Rendered],
+            total: serde_json::Value,
+        }
+        let mut got = Vec::new();
+        super::write(&mut got, &Doc { schema_version: 1, sessions: &rendered, total: json!({}) }, false).unwrap();
+        assert_eq!(String::from_utf8(got).unwrap(), String::from_utf8(want).unwrap());
     }
 
     /// NDJSON written in batches is each item written alone, in order: off the workers
