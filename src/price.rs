@@ -150,8 +150,11 @@ impl Prices {
 
     /// The table's entry for a model name as a session file writes it (see the module doc).
     pub fn lookup(&self, model: &str) -> Option<&Price> {
-        let lower = model.trim().to_ascii_lowercase();
         let get = |k: &str| self.models.get(k);
+        // Most names come trimmed and in lower case already: no copy is made of them.
+        let as_keyed = model.len() == model.trim().len() && !model.bytes().any(|b| b.is_ascii_uppercase());
+        let lower: std::borrow::Cow<str> =
+            if as_keyed { model.into() } else { model.trim().to_ascii_lowercase().into() };
         if let Some(p) = get(&lower) {
             return Some(p);
         }
@@ -169,7 +172,8 @@ impl Prices {
                 cloud = &cloud[..i];
             }
         }
-        let cloud = cloud.replace('@', "-");
+        let cloud: std::borrow::Cow<str> =
+            if cloud.contains('@') { cloud.replace('@', "-").into() } else { cloud.into() };
         if let Some(p) = get(&cloud) {
             return Some(p);
         }
