@@ -36,6 +36,8 @@ pub struct Session<'a> {
     pub tree: Tree,
     /// Everything found while loading, sorted by line; `check` adds its lint on top.
     pub findings: Vec<Finding>,
+    /// The lines the load checked as UTF-8, as text ([`Session::line_text`]).
+    checked: format::Checked<'a>,
 }
 
 impl<'a> Session<'a> {
@@ -124,6 +126,7 @@ impl<'a> Session<'a> {
             blank_lines: d.blank_lines,
             tree,
             findings,
+            checked: d.checked,
         })
     }
 
@@ -165,17 +168,26 @@ impl<'a> Session<'a> {
         self.source.bytes()
     }
 
+    /// The line at `span` as text, as the load checked it (`None`: not UTF-8).
+    fn line_text(&self, span: std::ops::Range<usize>) -> Option<&'a str> {
+        self.checked.line(self.source_bytes(), span)
+    }
+
     /// The full JSON value of a line (lone surrogates repaired, numbers beyond f64 kept as
     /// their text: both were reported at load), for views that need the payload.
     pub fn value_at(&self, span: std::ops::Range<usize>) -> Result<serde_json::Value> {
-        let b = &self.source_bytes()[span];
+        let b = &self.source_bytes()[span.clone()];
         let fixed = repair_lone_surrogates(b);
+        // Parsing the line as a `str` (the load's check of it, or a check of the repaired copy)
+        // spares serde_json a check of every string it meets.
+        let text = match &fixed {
+            Some(fixed) => simdutf8::basic::from_utf8(fixed).ok(),
+            None => self.line_text(span),
+        };
         let b = fixed.as_deref().unwrap_or(b);
-        // The text was validated as UTF-8 when it was read: checking it once more with SIMD and
-        // parsing it as a `str` spares serde_json a check of every string it meets.
-        let parsed = match simdutf8::basic::from_utf8(b) {
-            Ok(text) => serde_json::from_str(text),
-            Err(_) => serde_json::from_slice(b),
+        let parsed = match text {
+            Some(text) => serde_json::from_str(text),
+            None => serde_json::from_slice(b),
         };
         let parsed = parsed.or_else(|e| {
             let text = std::str::from_utf8(b).ok();
@@ -225,7 +237,7 @@ impl<'a> Session<'a> {
     pub fn content_direct(&self, i: Ix, direct: format::Direct, cut: Option<usize>) -> Option<Content> {
         let bytes = self.source_bytes();
         let e = self.entry(i);
-        let stored = e.spans().map(|sp| simdutf8::basic::from_utf8(&bytes[sp]).ok()).collect::<Option<Vec<&str>>>()?;
+        let stored = e.spans().map(|sp| self.line_text(sp)).collect::<Option<Vec<&str>>>()?;
         if let Ok(c) = direct(e, &stored, cut) {
             return Some(c);
         }
@@ -244,8 +256,7 @@ impl<'a> Session<'a> {
     /// repair is [`Session::members_at`]'s.
     pub fn tally(&self, i: Ix) -> Option<crate::content::Tally> {
         let count = format::decoder(self.format).tally?;
-        let bytes = self.source_bytes();
-        let lines = self.entry(i).spans().map(|sp| simdutf8::basic::from_utf8(&bytes[sp]).ok());
+        let lines = self.entry(i).spans().map(|sp| self.line_text(sp));
         count(&lines.collect::<Option<Vec<&str>>>()?)
     }
 
@@ -255,7 +266,10 @@ impl<'a> Session<'a> {
     /// [`Session::value_at`], so the members are the same either way.
     pub fn members_at(&self, span: std::ops::Range<usize>, keys: &[&str]) -> Result<serde_json::Value> {
         let fixed = format::repaired(&self.source_bytes()[span.clone()]);
-        let text = simdutf8::basic::from_utf8(&fixed).ok();
+        let text = match &fixed {
+            std::borrow::Cow::Borrowed(_) => self.line_text(span.clone()),
+            std::borrow::Cow::Owned(fixed) => simdutf8::basic::from_utf8(fixed).ok(),
+        };
         match text.map(|t| format::skim::from_str_seed(t, Members(keys))) {
             Some(Ok(v)) => Ok(v),
             _ => self.value_at(span),

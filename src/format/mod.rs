@@ -308,6 +308,30 @@ pub struct Decoded<'a> {
     pub lines: u32,
     pub blank_lines: u32,
     pub findings: Vec<Finding>,
+    /// The text of the lines checked as UTF-8 by the decode, for views that read a line again.
+    pub checked: Checked<'a>,
+}
+
+/// The runs of lines the decode found valid UTF-8 ([`Utf8Run`]), with where each starts in
+/// the file's bytes, in file order: a view that reads a line again (a context estimate, a
+/// preview, `show`) cuts its text from its run instead of checking it again.
+#[derive(Default)]
+pub struct Checked<'a> {
+    runs: Vec<(usize, &'a str)>,
+}
+
+impl<'a> Checked<'a> {
+    /// The line at `span` of `bytes` (the decoded file's) as text: cut from the checked run
+    /// that holds it, else checked now (a line checked alone, or a damaged one).
+    pub fn line(&self, bytes: &'a [u8], span: Range<usize>) -> Option<&'a str> {
+        let after = self.runs.partition_point(|&(start, _)| start <= span.start);
+        if let Some(&(start, text)) = after.checked_sub(1).and_then(|i| self.runs.get(i)) {
+            if let Some(line) = text.get(span.start - start..span.end.saturating_sub(start)) {
+                return Some(line);
+            }
+        }
+        simdutf8::basic::from_utf8(bytes.get(span)?).ok()
+    }
 }
 
 /// Decode a whole source. `forced` skips detection.
@@ -482,6 +506,8 @@ struct Utf8Run<'a> {
     tried: usize,
     /// The end of the chunk.
     end: usize,
+    /// Every run found valid, for [`Checked`].
+    valid: Vec<(usize, &'a str)>,
 }
 
 /// How many bytes of lines [`Utf8Run`] checks at once (to the end of the line it reaches).
@@ -500,6 +526,9 @@ impl<'a> Utf8Run<'a> {
             self.tried = stop;
             self.start = span.start;
             self.text = simdutf8::basic::from_utf8(bytes.get(span.start..stop)?).unwrap_or_default();
+            if !self.text.is_empty() {
+                self.valid.push((self.start, self.text));
+            }
         }
         self.text.get(span.start - self.start..span.end - self.start)
     }
@@ -838,6 +867,7 @@ impl<'a> Merger<'a> {
                 lines: 0,
                 blank_lines: 0,
                 findings: Vec::new(),
+                checked: Checked::default(),
             },
             parts: 0,
             total,
@@ -875,6 +905,7 @@ impl<'a> Merger<'a> {
             d.observations.reserve(scale(p.observations.len()));
         }
         self.parts += 1;
+        d.checked.runs.append(&mut p.utf8.valid);
         d.lines += p.lines;
         d.blank_lines += p.blank_lines;
         let room = 10 - self.blank_at.len().min(10);
@@ -1241,6 +1272,38 @@ pub fn unknown(code: Code, line: u32, what: &str, name: &str) -> Finding {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every line a view reads again comes back as the text of its bytes: cut from a run the
+    /// decode checked, or checked again where its run was not valid (a damaged line among
+    /// them), in a file split into parts on every worker.
+    #[test]
+    fn checked_lines_are_the_text_of_their_bytes() {
+        let mut body = Vec::new();
+        let mut spans = Vec::new();
+        for i in 0..80_000 {
+            let start = body.len();
+            let text = if i % 7 == 0 { "é\u{1F600}" } else { "plain" };
+            body.extend_from_slice(
+                format!(r#"{{"kind":"message","id":"e{i}","parentId":null,"t":"{text}"}}"#).as_bytes(),
+            );
+            if i == 25_000 {
+                // Invalid UTF-8: the run around it fails, and its lines are checked alone.
+                body.extend_from_slice(b"\xff\xfe");
+            }
+            spans.push(start..body.len());
+            body.push(b'\n');
+        }
+        assert!(body.len() > PARALLEL_MIN_BYTES, "{} bytes: the decode must split the file", body.len());
+        let source = Source::from_bytes("t.jsonl", body).unwrap();
+        let d = decode(&source, Some(Format::Arcturn), Detail::Index, Uses::Unlisted).unwrap();
+        let bytes = source.bytes();
+        let covered: usize = d.checked.runs.iter().map(|(_, t)| t.len()).sum();
+        assert!(covered > bytes.len() * 9 / 10, "runs cover {covered} of {} bytes", bytes.len());
+        for sp in spans.iter().cloned().chain([0..bytes.len(), 3..9, bytes.len() - 4..bytes.len()]) {
+            assert_eq!(d.checked.line(bytes, sp.clone()), std::str::from_utf8(&bytes[sp.clone()]).ok(), "{sp:?}");
+        }
+        assert_eq!(d.checked.line(bytes, spans[25_000].clone()), None);
+    }
 
     #[test]
     fn repairs_only_lone_surrogates() {
