@@ -1,12 +1,14 @@
 //! A loaded session: the decoded records of one source plus its tree index and the findings
 //! made while loading. This is what every view takes as input.
 
+use std::borrow::Cow;
+
 use rayon::prelude::*;
 
 use crate::content::Content;
 use crate::error::{Error, Result};
 use crate::finding::{Code, Finding, Severity};
-use crate::format::{self, repair_lone_surrogates, Detail, Uses};
+use crate::format::{self, Detail, Uses};
 use crate::model::{Entry, Format, Header, Id, Observation, ToolUse};
 use crate::pairing::Pairer;
 use crate::source::Source;
@@ -151,9 +153,14 @@ impl<'a> Session<'a> {
         if self.detail == Detail::Full {
             return;
         }
-        let (bytes, format) = (self.source.bytes(), self.format);
-        let messages: Vec<_> =
-            ix.par_iter().map(|&i| format::read_back(bytes, &self.entries[i as usize], format)).collect();
+        let format = self.format;
+        let messages: Vec<_> = ix
+            .par_iter()
+            .map(|&i| {
+                let e = &self.entries[i as usize];
+                format::read_back(self.line_text(e.span.clone())?, e, format)
+            })
+            .collect();
         for (&i, m) in ix.iter().zip(messages) {
             self.entries[i as usize].message = m;
         }
@@ -173,18 +180,24 @@ impl<'a> Session<'a> {
         self.checked.line(self.source_bytes(), span)
     }
 
+    /// The text of the line at `span` once `fixed` ([`format::repaired`] of it): the load's
+    /// check of the line when nothing was repaired, else a check of the repaired copy.
+    // (The `Cow` itself, not its bytes: whether it borrows says whether anything was repaired.)
+    #[allow(clippy::ptr_arg)]
+    fn repaired_text<'s>(&self, span: std::ops::Range<usize>, fixed: &'s Cow<'a, [u8]>) -> Option<&'s str> {
+        match fixed {
+            Cow::Borrowed(_) => self.line_text(span),
+            Cow::Owned(fixed) => simdutf8::basic::from_utf8(fixed).ok(),
+        }
+    }
+
     /// The full JSON value of a line (lone surrogates repaired, numbers beyond f64 kept as
     /// their text: both were reported at load), for views that need the payload.
     pub fn value_at(&self, span: std::ops::Range<usize>) -> Result<serde_json::Value> {
-        let b = &self.source_bytes()[span.clone()];
-        let fixed = repair_lone_surrogates(b);
-        // Parsing the line as a `str` (the load's check of it, or a check of the repaired copy)
-        // spares serde_json a check of every string it meets.
-        let text = match &fixed {
-            Some(fixed) => simdutf8::basic::from_utf8(fixed).ok(),
-            None => self.line_text(span),
-        };
-        let b = fixed.as_deref().unwrap_or(b);
+        let fixed = format::repaired(&self.source_bytes()[span.clone()]);
+        // Parsing the line as a `str` spares serde_json a check of every string it meets.
+        let text = self.repaired_text(span, &fixed);
+        let b: &[u8] = &fixed;
         let parsed = match text {
             Some(text) => serde_json::from_str(text),
             None => serde_json::from_slice(b),
@@ -242,10 +255,10 @@ impl<'a> Session<'a> {
             return Some(c);
         }
         let lines: Vec<_> = e.spans().map(|sp| format::repaired(&bytes[sp])).collect();
-        if lines.iter().all(|l| matches!(l, std::borrow::Cow::Borrowed(_))) {
+        if lines.iter().all(|l| matches!(l, Cow::Borrowed(_))) {
             return None;
         }
-        let texts = lines.iter().map(|b| simdutf8::basic::from_utf8(b).ok()).collect::<Option<Vec<&str>>>()?;
+        let texts = e.spans().zip(&lines).map(|(sp, l)| self.repaired_text(sp, l)).collect::<Option<Vec<&str>>>()?;
         direct(e, &texts, cut).ok()
     }
 
@@ -266,11 +279,7 @@ impl<'a> Session<'a> {
     /// [`Session::value_at`], so the members are the same either way.
     pub fn members_at(&self, span: std::ops::Range<usize>, keys: &[&str]) -> Result<serde_json::Value> {
         let fixed = format::repaired(&self.source_bytes()[span.clone()]);
-        let text = match &fixed {
-            std::borrow::Cow::Borrowed(_) => self.line_text(span.clone()),
-            std::borrow::Cow::Owned(fixed) => simdutf8::basic::from_utf8(fixed).ok(),
-        };
-        match text.map(|t| format::skim::from_str_seed(t, Members(keys))) {
+        match self.repaired_text(span.clone(), &fixed).map(|t| format::skim::from_str_seed(t, Members(keys))) {
             Some(Ok(v)) => Ok(v),
             _ => self.value_at(span),
         }

@@ -608,10 +608,9 @@ impl<'a> Part<'a> {
 /// The message of entry `e` read back from its line, decoded as the load decoded it (the
 /// findings are the load's, and not made again), for a load that let the messages go in a
 /// format whose messages are their line's alone ([`Decoder::line_messages`]). `None` for an
-/// entry without one.
-pub fn read_back<'a>(bytes: &'a [u8], e: &Entry<'a>, format: Format) -> Option<Box<Message<'a>>> {
+/// entry without one. `text` is the entry's line.
+pub fn read_back<'a>(text: &'a str, e: &Entry<'a>, format: Format) -> Option<Box<Message<'a>>> {
     let dec = decoder(format);
-    let text = simdutf8::basic::from_utf8(bytes.get(e.span.clone())?).ok()?;
     let line = Line { number: e.line, span: e.span.clone(), terminated: true };
     match decode_line(text, &line, &dec, &mut Vec::new()).1 {
         Ok((Record::Entry(read), _)) => read.message,
