@@ -34,6 +34,12 @@ const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 /// deserialized as usual.
 pub const JS_LEN_TOKEN: &str = "$arcturn_inspect::private::JsLen";
 
+/// [`JS_LEN_TOKEN`] for a string measured as serde_json writes it back: handed to
+/// `visit_newtype_struct` as the UTF-16 code units of its text quoted and escaped again
+/// ([`requoted_len`]), counted on the escaped bytes without unescaping them. Any other value
+/// is deserialized as usual.
+pub const JSON_LEN_TOKEN: &str = "$arcturn_inspect::private::JsonLen";
+
 /// This crate's own protocol for reading the start of a long text: a value deserialized as a
 /// newtype struct of this name is, when it is a string and the parser was given a number of
 /// characters ([`from_accepted_str_cut`]), handed to the visitor as its first that many
@@ -642,6 +648,34 @@ fn scan_str_units(b: &[u8], from: usize) -> Option<(usize, u64)> {
     scan::<true>(b, from).map(|(end, _, units)| (end, units))
 }
 
+/// The units of the string whose body (escaped, between its quotes, checked by [`scan`]) is
+/// `body` and whose text has `units` UTF-16 code units, as serde_json writes that text back:
+/// its quotes, and one unit more for each character it escapes in two (`\"`, `\\`, `\b`,
+/// `\f`, `\n`, `\r`, `\t`), five more for the other control characters (`\u00XX`). Those
+/// characters are written escaped in the body, so only its escapes are looked at: each stands
+/// for one of them but `\/` (a slash) and a `\u` escape of any other character.
+fn requoted_len(body: &[u8], units: u64) -> u64 {
+    let mut extra = 0;
+    let mut at = 0;
+    while let Some(p) = body.get(at..).and_then(|r| memchr::memchr(b'\\', r)) {
+        let p = at + p;
+        at = p + 2;
+        extra += match body.get(p + 1) {
+            Some(b'/') => 0,
+            Some(b'u') => {
+                at = p + 6;
+                match super::hex_at(body, p + 2) {
+                    Some(0x22 | 0x5c | 0x08 | 0x0c | 0x0a | 0x0d | 0x09) => 1,
+                    Some(0..=0x1f) => 5,
+                    _ => 0,
+                }
+            }
+            _ => 1,
+        };
+    }
+    2 + units + extra
+}
+
 /// The scan of [`scan_str`]; with `UNITS`, the units of [`scan_str_units`] too (0 without).
 #[inline(always)]
 fn scan<const UNITS: bool>(b: &[u8], from: usize) -> Option<(usize, bool, u64)> {
@@ -1192,6 +1226,16 @@ impl<'de> Deserializer<'de> for &mut Skim<'de> {
             let (end, units) = scan_str_units(self.b, self.i + 1).ok_or(DECLINED)?;
             self.i = end;
             return v.visit_newtype_struct(de::value::U64Deserializer::<Error>::new(units));
+        }
+        if name == JSON_LEN_TOKEN {
+            if self.peek()? != b'"' {
+                return self.deserialize_any(v);
+            }
+            let start = self.i + 1;
+            let (end, escaped, units) = scan::<true>(self.b, start).ok_or(DECLINED)?;
+            self.i = end;
+            let len = if escaped { requoted_len(&self.b[start..end - 1], units) } else { 2 + units };
+            return v.visit_newtype_struct(de::value::U64Deserializer::<Error>::new(len));
         }
         if name == PROSE_TOKEN {
             return match (self.cut, self.peek()?) {

@@ -11,7 +11,7 @@ use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAcces
 
 #[cfg(doc)]
 use super::blocks;
-use super::skim::JS_LEN_TOKEN;
+use super::skim::{JSON_LEN_TOKEN, JS_LEN_TOKEN};
 use crate::content::{js_len, Tally, IMAGE_CHARS};
 
 /// The visits of a value that is not what is looked for: read and let go.
@@ -273,14 +273,14 @@ const NULL_LEN: u64 = 4;
 /// `serde_json::Value` it decodes to, as a tool call's arguments are counted, measured as the
 /// value passes (no value is built, no text written). Numbers are measured as serde_json
 /// writes them (integers in decimal, floats by `zmij` as serde_json does, a float out of
-/// range as null), strings with serde_json's escapes. The skimmer refuses a key written
-/// twice, the one case where a `Value` (which keeps the last) would be shorter than the text
-/// it came from.
+/// range as null), strings with serde_json's escapes (counted by the skimmer on the escaped
+/// bytes: [`JSON_LEN_TOKEN`]). The skimmer refuses a key written twice, the one case where a
+/// `Value` (which keeps the last) would be shorter than the text it came from.
 pub struct JsonLen(pub u64);
 
 impl<'de> Deserialize<'de> for JsonLen {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(JsonLenVisitor)
+        d.deserialize_newtype_struct(JSON_LEN_TOKEN, JsonLenVisitor)
     }
 }
 
@@ -324,6 +324,11 @@ impl<'de> Visitor<'de> for JsonLenVisitor {
 
     fn visit_str<E: de::Error>(self, s: &str) -> Result<JsonLen, E> {
         Ok(JsonLen(quoted_len(s)))
+    }
+
+    /// A string measured by the skimmer ([`JSON_LEN_TOKEN`]): its length comes as a number.
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<JsonLen, D::Error> {
+        d.deserialize_u64(Units).map(|n| JsonLen(n.0.unwrap_or_default()))
     }
 
     /// A string read as it is written holds no byte serde_json escapes: a quote, a
@@ -642,10 +647,31 @@ mod tests {
             x
         };
         fn value(next: &mut dyn FnMut() -> u64, depth: u32) -> String {
-            match next() % if depth > 4 { 4 } else { 6 } {
+            match next() % if depth > 4 { 4 } else { 7 } {
                 0 => format!("{}", next() as i64 >> (next() % 64)),
                 1 => format!("{:e}", f64::from_bits(next() >> 2)),
                 2 => ["\"\\u0007x\\\"\"", "\"é\\n\"", "\"😀\"", "true", "null"][(next() % 5) as usize].to_string(),
+                // A long string: escapes of every kind at any offset of the scan's blocks.
+                6 => {
+                    let pieces = [
+                        "a",
+                        "é",
+                        "😀",
+                        "\\n",
+                        "\\\\",
+                        "\\\"",
+                        "\\/",
+                        "\\u0001",
+                        "\\u0022",
+                        "\\u00e9",
+                        "\\ud83d\\ude00",
+                        "\\t",
+                        "xyz0123456789",
+                    ];
+                    let body: String =
+                        (0..next() % 200).map(|_| pieces[(next() % pieces.len() as u64) as usize]).collect();
+                    format!("\"{body}\"")
+                }
                 3 => format!("{}.{}", next() % 1000, next() % 100),
                 4 => format!("[{}]", (0..next() % 4).map(|_| value(next, depth + 1)).collect::<Vec<_>>().join(",")),
                 _ => format!(
