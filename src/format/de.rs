@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::push_lean;
+use super::skim::RAW_STR_TOKEN;
 use crate::finding::{Code, Finding};
 use crate::model::{Blocks, Id, Text, ToolCall, ToolResult, Usage};
 
@@ -348,8 +349,12 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
             fn visit_seq<A: SeqAccess<'de>>(self, a: A) -> Result<Self::Value, A::Error> {
                 Content::from_seq(a)
             }
+            fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+                d.deserialize_any(self)
+            }
         }
-        d.deserialize_any(V)
+        // A text is one block whatever it says: the skimmer need not decode it.
+        d.deserialize_newtype_struct(RAW_STR_TOKEN, V)
     }
 }
 
@@ -396,8 +401,12 @@ impl<'de: 'a, 'a> Deserialize<'de> for MaybeContent<'a> {
             fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
                 Ok(MaybeContent::Bad("a number"))
             }
+            fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+                d.deserialize_any(self)
+            }
         }
-        d.deserialize_any(V)
+        // As for [`Content`]: a text need not be decoded.
+        d.deserialize_newtype_struct(RAW_STR_TOKEN, V)
     }
 }
 
@@ -527,6 +536,60 @@ mod tests {
         assert_eq!(c.tool_calls[0].name.as_deref(), Some("read"));
         assert_eq!(c.unknown_types, vec!["weird"]);
         assert_eq!(c.blocks.unknown, 2);
+    }
+
+    /// Content read by the skimmer, which hands a text over undecoded ([`RAW_STR_TOKEN`]),
+    /// and by serde_json, which decodes it: the same blocks, or the same refusal.
+    #[test]
+    fn content_is_read_alike_with_its_text_undecoded() {
+        use super::super::skim;
+        let shapes = [
+            r#""plain""#,
+            r#""a\nb\"c\u00e9\ud83d\ude00 and more than sixteen bytes of it""#,
+            r#""""#,
+            "null",
+            r#"[{"type":"text","text":"x\ty"},"loose \"text\"",{"type":"toolCall","id":"c1","name":"read"}]"#,
+            "[]",
+        ];
+        for text in shapes {
+            let by_skim: Content = skim::from_str(text).unwrap_or_else(|_| panic!("skimmer declined {text}"));
+            let by_serde: Content = serde_json::from_str(text).unwrap();
+            assert_eq!(by_skim.blocks, by_serde.blocks, "{text}");
+            assert_eq!(by_skim.tool_calls.len(), by_serde.tool_calls.len(), "{text}");
+            for maybe in [skim::from_str::<MaybeContent>(text).ok(), serde_json::from_str::<MaybeContent>(text).ok()] {
+                match maybe {
+                    Some(MaybeContent::Content(c)) => assert_eq!(c.blocks, by_serde.blocks, "{text}"),
+                    _ => panic!("{text} is content"),
+                }
+            }
+        }
+        for (text, what) in
+            [("7", "a number"), ("-1.5", "a number"), ("true", "a boolean"), (r#"{"a":"\n"}"#, "an object")]
+        {
+            for maybe in [skim::from_str::<MaybeContent>(text).ok(), serde_json::from_str::<MaybeContent>(text).ok()] {
+                assert!(matches!(maybe, Some(MaybeContent::Bad(w)) if w == what), "{text}");
+            }
+            assert!(serde_json::from_str::<Content>(text).is_err(), "{text}");
+            assert!(skim::from_str::<Content>(text).is_err(), "{text}");
+        }
+        // The text handed over is the body as written, escapes and all.
+        struct Body(String);
+        impl<'de> Deserialize<'de> for Body {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = Body;
+                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                        f.write_str("a string")
+                    }
+                    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Body, E> {
+                        Ok(Body(s.to_string()))
+                    }
+                }
+                d.deserialize_newtype_struct(RAW_STR_TOKEN, V)
+            }
+        }
+        assert_eq!(skim::from_str::<Body>(r#""a\nb\u00e9""#).ok().map(|b| b.0).as_deref(), Some(r"a\nb\u00e9"));
     }
 
     #[test]

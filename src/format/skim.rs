@@ -40,6 +40,13 @@ pub const JS_LEN_TOKEN: &str = "$arcturn_inspect::private::JsLen";
 /// is deserialized as usual.
 pub const JSON_LEN_TOKEN: &str = "$arcturn_inspect::private::JsonLen";
 
+/// This crate's own protocol for asking only whether a value is a string: a value deserialized
+/// as a newtype struct of this name is, when it is a string, handed to `visit_borrowed_str`
+/// as its body as written, escapes not decoded (no copy is made of a text whose content is not
+/// read). Any other value is deserialized as usual. Another deserializer calls
+/// `visit_newtype_struct`, which such a visitor answers by deserializing the value as usual.
+pub const RAW_STR_TOKEN: &str = "$arcturn_inspect::private::RawStr";
+
 /// This crate's own protocol for reading the start of a long text: a value deserialized as a
 /// newtype struct of this name is, when it is a string and the parser was given a number of
 /// characters ([`from_accepted_str_cut`]), handed to the visitor as its first that many
@@ -1226,6 +1233,14 @@ impl<'de> Deserializer<'de> for &mut Skim<'de> {
             let (end, units) = scan_str_units(self.b, self.i + 1).ok_or(DECLINED)?;
             self.i = end;
             return v.visit_newtype_struct(de::value::U64Deserializer::<Error>::new(units));
+        }
+        if name == RAW_STR_TOKEN {
+            if self.peek()? != b'"' {
+                return self.deserialize_any(v);
+            }
+            let start = self.i + 1;
+            self.skip_str()?;
+            return v.visit_borrowed_str(self.s.get(start..self.i - 1).ok_or(DECLINED)?);
         }
         if name == JSON_LEN_TOKEN {
             if self.peek()? != b'"' {
