@@ -275,7 +275,9 @@ const NULL_LEN: u64 = 4;
 /// writes them (integers in decimal, floats by `zmij` as serde_json does, a float out of
 /// range as null), strings with serde_json's escapes (counted by the skimmer on the escaped
 /// bytes: [`JSON_LEN_TOKEN`]). The skimmer refuses a key written twice, the one case where a
-/// `Value` (which keeps the last) would be shorter than the text it came from.
+/// `Value` (which keeps the last) would be shorter than the text it came from. Read by the
+/// skimmer only, as `StrLen` is: another deserializer would hand `visit_newtype_struct` the
+/// whole value, which it reads as a number.
 pub struct JsonLen(pub u64);
 
 impl<'de> Deserialize<'de> for JsonLen {
