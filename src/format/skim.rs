@@ -650,9 +650,10 @@ fn block_at<'b>(b: &'b [u8], at: usize, pad: &'b mut [u8; 64]) -> Option<&'b [u8
 /// escaped bytes in the same pass ([`JS_LEN_TOKEN`]): a byte that starts a character is one
 /// unit and a 4-byte character two (a surrogate pair), as in [`crate::content::js_len`]; an
 /// escape is one unit for its two bytes (`\n`) or six (`\u00e9`), so each backslash that
-/// starts one takes a unit off, and each `u` after one four more.
-fn scan_str_units(b: &[u8], from: usize) -> Option<(usize, u64)> {
-    scan::<true>(b, from).map(|(end, _, units)| (end, units))
+/// starts one takes a unit off, and each `u` after one four more. Also whether the body had
+/// escapes, as [`scan_str`] says.
+fn scan_str_units(b: &[u8], from: usize) -> Option<(usize, bool, u64)> {
+    scan::<true>(b, from)
 }
 
 /// The units of the string whose body (escaped, between its quotes, checked by [`scan`]) is
@@ -1226,13 +1227,20 @@ impl<'de> Deserializer<'de> for &mut Skim<'de> {
     }
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(self, name: &'static str, v: V) -> Result<V::Value> {
-        if name == JS_LEN_TOKEN {
+        if name == JS_LEN_TOKEN || name == JSON_LEN_TOKEN {
             if self.peek()? != b'"' {
                 return self.deserialize_any(v);
             }
-            let (end, units) = scan_str_units(self.b, self.i + 1).ok_or(DECLINED)?;
+            let start = self.i + 1;
+            let (end, escaped, units) = scan_str_units(self.b, start).ok_or(DECLINED)?;
             self.i = end;
-            return v.visit_newtype_struct(de::value::U64Deserializer::<Error>::new(units));
+            // The text's units, or those of the text written back as JSON.
+            let count = match () {
+                _ if name == JS_LEN_TOKEN => units,
+                _ if escaped => requoted_len(&self.b[start..end - 1], units),
+                _ => 2 + units,
+            };
+            return v.visit_newtype_struct(de::value::U64Deserializer::<Error>::new(count));
         }
         if name == RAW_STR_TOKEN {
             if self.peek()? != b'"' {
@@ -1241,16 +1249,6 @@ impl<'de> Deserializer<'de> for &mut Skim<'de> {
             let start = self.i + 1;
             self.skip_str()?;
             return v.visit_borrowed_str(self.s.get(start..self.i - 1).ok_or(DECLINED)?);
-        }
-        if name == JSON_LEN_TOKEN {
-            if self.peek()? != b'"' {
-                return self.deserialize_any(v);
-            }
-            let start = self.i + 1;
-            let (end, escaped, units) = scan::<true>(self.b, start).ok_or(DECLINED)?;
-            self.i = end;
-            let len = if escaped { requoted_len(&self.b[start..end - 1], units) } else { 2 + units };
-            return v.visit_newtype_struct(de::value::U64Deserializer::<Error>::new(len));
         }
         if name == PROSE_TOKEN {
             return match (self.cut, self.peek()?) {
@@ -1381,7 +1379,7 @@ mod tests {
     /// The units a scan counts on a string's escaped bytes.
     fn units_of(body: &str) -> Option<u64> {
         let quoted = format!("\"{body}\"");
-        let (end, units) = scan_str_units(quoted.as_bytes(), 1)?;
+        let (end, _, units) = scan_str_units(quoted.as_bytes(), 1)?;
         assert_eq!(end, quoted.len(), "{body:?}");
         Some(units)
     }
