@@ -283,18 +283,16 @@ impl Walk {
 
     /// Fold every message whose order is below `keep_from` (all of them when `None`) and
     /// every earlier summary into one synthetic summary placed first.
+    /// (In place: the list keeps its room, so that on a long branch it is not grown again
+    /// from nothing, a copy of every message at each doubling, after every compaction.)
     fn fold(&mut self, summary: Sent, keep_from: Option<usize>, strip_tail_thinking: bool) {
-        let mut kept: Vec<Sent> = std::mem::take(&mut self.list)
-            .into_iter()
-            .filter(|m| !m.synthetic && keep_from.is_some_and(|k| m.order >= k))
-            .collect();
+        self.list.retain(|m| !m.synthetic && keep_from.is_some_and(|k| m.order >= k));
         if strip_tail_thinking {
-            for m in &mut kept {
+            for m in &mut self.list {
                 withhold(m);
             }
         }
-        self.list.push(summary);
-        self.list.extend(kept);
+        self.list.insert(0, summary);
     }
 
     fn finish(mut self, s: &Session<'_>, leaf: Ix) -> Context {

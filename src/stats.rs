@@ -191,20 +191,22 @@ impl Tokens {
         (recorded, estimated): (Option<f64>, Option<f64>),
         (unpriced, models): (u64, impl IntoIterator<Item = &'m str>),
     ) {
+        let [calls, input, output, cache_read, cache_write, total] = counts;
+        // Each sum on its own line (this runs for every call, in every row it belongs to).
         let mut over = self.usage_overflow | over;
-        let sums = [
-            &mut self.calls,
-            &mut self.input,
-            &mut self.output,
-            &mut self.cache_read,
-            &mut self.cache_write,
-            &mut self.total,
-        ];
-        for (a, b) in sums.into_iter().zip(counts) {
-            let (sum, o) = crate::model::sum_saturating(&[*a, b]);
-            *a = sum;
-            over |= o;
-        }
+        let mut add = |a: &mut u64, b: u64| match a.checked_add(b) {
+            Some(sum) => *a = sum,
+            None => {
+                *a = u64::MAX;
+                over = true;
+            }
+        };
+        add(&mut self.calls, calls);
+        add(&mut self.input, input);
+        add(&mut self.output, output);
+        add(&mut self.cache_read, cache_read);
+        add(&mut self.cache_write, cache_write);
+        add(&mut self.total, total);
         let (recorded, o1) = crate::model::add_cost(self.recorded_cost, recorded);
         let (estimated, o2) = crate::model::add_cost(self.estimated_cost, estimated);
         self.recorded_cost = recorded;
