@@ -28,7 +28,7 @@ use serde_json::Value;
 use crate::content::{self, Block, Image, Tally, IMAGE_CHARS};
 use crate::error::Result;
 use crate::format::{FastMap as HashMap, FastSet as HashSet};
-use crate::model::{Kind, OwnedId};
+use crate::model::{Kind, Message, OwnedId};
 use crate::session::Session;
 use crate::tree::Ix;
 
@@ -454,9 +454,10 @@ fn call_names<'c>(calls: &'c [Calls], s: &'c Session<'_>) -> HashMap<&'c str, &'
             Calls::Decoded(named) => names.extend(named.iter().map(|(id, name)| (id.as_str(), name.as_str()))),
             Calls::Indexed(ix) => {
                 let calls = s.entry(*ix).message.as_ref().map(|m| &m.tool_calls[..]).unwrap_or_default();
+                // As its blocks name them: a call without a name is named "".
                 for c in calls {
-                    if let (Some(id), Some(name)) = (&c.id, &c.name) {
-                        names.insert(id.as_ref(), name.as_ref());
+                    if let Some(id) = &c.id {
+                        names.insert(id.as_ref(), c.name.as_deref().unwrap_or(""));
                     }
                 }
             }
@@ -481,11 +482,12 @@ enum Decoded {
 /// content is most of the work on a long branch, and each message decodes on its own. The
 /// caller gives only the positions that are not folded away (an item each: on a long
 /// branch most are, and the list would hold one for every entry).
-fn decode_path(s: &Session<'_>, path: &[Ix], mode: Mode) -> Vec<Decoded> {
+/// `mode` says, for each message, which of the two it gets.
+fn decode_path(s: &Session<'_>, path: &[Ix], mode: impl Fn(&Message<'_>) -> Mode + Sync) -> Vec<Decoded> {
     path.par_iter()
         .map(|&ix| match s.entry(ix).message.as_ref().filter(|m| !m.excluded) {
             None => Decoded::NotSent,
-            Some(_) => match (mode == Mode::Count).then(|| s.tally(ix)).flatten() {
+            Some(m) => match (mode(m) == Mode::Count).then(|| s.tally(ix)).flatten() {
                 Some(t) => Decoded::Counted(t),
                 None => Decoded::Blocks(s.content(ix).map(|c| c.blocks)),
             },
@@ -535,8 +537,17 @@ fn arcturn(s: &Session<'_>, leaf: Ix, w: &mut Walk, skip: Skip, mode: Mode) -> R
     // The ledger of elided results (the only reader of call names) is filled by context
     // edits: without one on the path, no name is kept.
     w.names = path.iter().any(|&i| s.entry(i).state().is_some_and(|st| st.context_edit.is_some()));
-    // Elided results are written from their blocks.
-    let mode = if w.names { Mode::Blocks } else { mode };
+    // Elided results are written from their blocks: a message that holds a result some
+    // context edit on the path elides is decoded, whatever `mode` says (its stub is counted
+    // in place of the result). The ledger is every id those edits name, wherever they are.
+    let elided: HashSet<&str> = path
+        .iter()
+        .filter_map(|&i| s.entry(i).state()?.context_edit.as_ref())
+        .flat_map(|ce| ce.elided.iter().map(|c| c.as_ref()))
+        .collect();
+    let holds_elided =
+        |m: &Message<'_>| m.tool_results.iter().any(|r| r.call_id.as_deref().is_some_and(|c| elided.contains(c)));
+    let mode = |m: &Message<'_>| if holds_elided(m) { Mode::Blocks } else { mode };
     let mut decoded = decode_path(s, path.get(from..).unwrap_or_default(), mode).into_iter();
     for (p, &ix) in path.iter().enumerate() {
         let e = s.entry(ix);
@@ -639,7 +650,7 @@ fn crab(s: &Session<'_>, leaf: Ix, w: &mut Walk, mode: Mode) -> Result<()> {
             });
         }
     };
-    for (&ix, blocks) in path.iter().zip(decode_path(s, &path, mode)) {
+    for (&ix, blocks) in path.iter().zip(decode_path(s, &path, |_| mode)) {
         let line = s.entry(ix).line;
         apply_until(w, line);
         w.push_message(s, ix, line as usize, blocks)?;
@@ -883,5 +894,87 @@ mod skip_tests {
             }
             assert!(counted > 40 && decoded > 10, "{name}: {counted} counted, {decoded} decoded");
         }
+    }
+
+    /// On a path with context edits, the estimate counts the messages whose results no edit
+    /// elides and decodes the others (their stubs are counted): at every leaf it is what
+    /// decoding every message gives, with results elided before and after their edit, a call
+    /// without a name (its stub names it as its blocks do: ""), thinking withheld after the
+    /// first elided result, on one branch, and all of it, on another.
+    #[test]
+    fn an_estimate_across_context_edits_is_the_decoded_one() {
+        let at = "\"timestamp\":\"2026-11-02T09:16:20.530Z\"";
+        let msg = |id: &str, parent: &str, body: &str| {
+            format!(r#"{{"kind":"message","id":"{id}","parentId":"{parent}",{at},"message":{body}}}"#)
+        };
+        let call = |id: &str, name: Option<&str>| {
+            let name = name.map(|n| format!(r#","name":"{n}""#)).unwrap_or_default();
+            format!(
+                r#"{{"role":"assistant","content":[{{"type":"thinking","thinking":"why \u00e9"}},{{"type":"toolCall","id":"{id}"{name},"arguments":{{"cmd":"ls \"x\""}}}}]}}"#
+            )
+        };
+        let result = |id: &str, name: Option<&str>, text: &str| {
+            let name = name.map(|n| format!(r#","toolName":"{n}""#)).unwrap_or_default();
+            format!(
+                r#"{{"role":"toolResult","toolCallId":"{id}"{name},"content":[{{"type":"text","text":"{text}"}}]}}"#
+            )
+        };
+        let edit = |id: &str, parent: &str, elided: &str, withhold: &str| {
+            format!(
+                r#"{{"kind":"state","id":"{id}","parentId":"{parent}",{at},"contextEdit":{{"elided":[{elided}],"withholdThinking":"{withhold}"}}}}"#
+            )
+        };
+        let lines = [
+            r#"{"kind":"session","version":1,"id":"s","timestamp":"2026-11-02T09:14:03.463Z"}"#.to_string(),
+            format!(
+                r#"{{"kind":"message","id":"m1","parentId":null,{at},"message":{{"role":"user","content":"fix it"}}}}"#
+            ),
+            msg("a1", "m1", &call("c1", Some("bash"))),
+            msg("r1", "a1", &result("c1", None, r"out one \\ two")),
+            msg("a2", "r1", &call("c2", None)),
+            msg("r2", "a2", &result("c2", None, r"out \u00e9")),
+            msg("a3", "r2", &call("c3", Some("read"))),
+            msg("r3", "a3", &result("c3", Some("read"), "three")),
+            edit("e1", "r3", r#""c1","c2""#, "afterFirstElided"),
+            msg("u2", "e1", r#"{"role":"user","content":"go on"}"#),
+            msg("a4", "u2", &call("c4", Some("bash"))),
+            msg("r4", "a4", &result("c4", Some("bash"), "four")),
+            edit("e2", "r4", r#""c4""#, "all"),
+            msg(
+                "a5",
+                "e2",
+                r#"{"role":"assistant","content":[{"type":"thinking","thinking":"t"},{"type":"text","text":"done"}]}"#,
+            ),
+            msg("b1", "r3", r#"{"role":"user","content":"the other way"}"#),
+            edit("e3", "a4", r#""c3""#, "all"),
+        ];
+        let src = Source::from_bytes("t", lines.join("\n").into_bytes()).unwrap();
+        let s = Session::load(&src, None).unwrap();
+        assert!(s.findings.is_empty(), "{:?}", s.findings);
+        let leaves: Vec<Ix> = s.tree.leaves().collect();
+        assert_eq!(leaves.len(), 3);
+        for &leaf in &leaves {
+            let full = materialize(&s, leaf).unwrap();
+            assert_eq!(estimate(&s, leaf).unwrap(), full.estimated_tokens, "leaf {}", s.entry(leaf).line);
+        }
+        // The main leaf: four results elided, one of them by a call without a name.
+        let tip = leaves.iter().copied().find(|&l| s.entry(l).id.to_json() == serde_json::json!("a5")).unwrap();
+        let full = materialize(&s, tip).unwrap();
+        assert_eq!(full.elided, ["c1", "c2", "c4"]);
+        let stubs: Vec<String> = full
+            .messages
+            .iter()
+            .flat_map(|m| &m.blocks)
+            .filter_map(|b| match b {
+                Block::ToolResult(r) => r.content.first().and_then(|c| match c {
+                    Block::Text(t) if t.starts_with("[context-edited") => Some(t.clone()),
+                    _ => None,
+                }),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(stubs.len(), 3, "{stubs:?}");
+        assert!(stubs[0].contains(r#"the "bash" result"#) && stubs[1].contains(r#"the "" result"#), "{stubs:?}");
+        assert!(full.messages.iter().any(|m| m.thinking_withheld));
     }
 }
