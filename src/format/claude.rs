@@ -328,8 +328,9 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
             synthetic_id: !has_links,
             parent_is_previous: false,
             extra: Some(Box::new(crate::model::Extra { hints, ..Default::default() })),
-        }
-        .named(ty);
+        };
+        // Not named after its type: the pass drops the entry once it has read its links and
+        // hints, and nothing reads its kind.
         return Ok((Record::Entry(entry), notes));
     }
     let Some(uuid) = raw.uuid else {
