@@ -283,6 +283,7 @@ impl Walk {
 
     /// Fold every message whose order is below `keep_from` (all of them when `None`) and
     /// every earlier summary into one synthetic summary placed first.
+    ///
     /// (In place: the list keeps its room, so that on a long branch it is not grown again
     /// from nothing, a copy of every message at each doubling, after every compaction.)
     fn fold(&mut self, summary: Sent, keep_from: Option<usize>, strip_tail_thinking: bool) {
@@ -898,9 +899,9 @@ mod skip_tests {
 
     /// On a path with context edits, the estimate counts the messages whose results no edit
     /// elides and decodes the others (their stubs are counted): at every leaf it is what
-    /// decoding every message gives, with results elided before and after their edit, a call
-    /// without a name (its stub names it as its blocks do: ""), thinking withheld after the
-    /// first elided result, on one branch, and all of it, on another.
+    /// decoding every message gives, with results elided by two edits on one branch and by
+    /// another on a second, a call without a name (its stub names it as its blocks do: ""),
+    /// thinking withheld after the first elided result, and all of it.
     #[test]
     fn an_estimate_across_context_edits_is_the_decoded_one() {
         let at = "\"timestamp\":\"2026-11-02T09:16:20.530Z\"";
@@ -957,7 +958,7 @@ mod skip_tests {
             let full = materialize(&s, leaf).unwrap();
             assert_eq!(estimate(&s, leaf).unwrap(), full.estimated_tokens, "leaf {}", s.entry(leaf).line);
         }
-        // The main leaf: four results elided, one of them by a call without a name.
+        // The main leaf: three results elided, one of them of a call without a name.
         let tip = leaves.iter().copied().find(|&l| s.entry(l).id.to_json() == serde_json::json!("a5")).unwrap();
         let full = materialize(&s, tip).unwrap();
         assert_eq!(full.elided, ["c1", "c2", "c4"]);
