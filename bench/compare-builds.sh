@@ -51,26 +51,20 @@ per_folder=("check" "stats --json" "stats" "rows --table calls")
 
 count=0
 failed=0
+# One comparison: command $1 (a command and its flags, split into words) over input $2.
+compare() {
+  count=$((count + 1))
+  # shellcheck disable=SC2086
+  if differs $1 "$2"; then
+    failed=$((failed + 1))
+    echo "differs: $1 $2"
+  fi
+}
 while IFS= read -r f; do
-  for c in "${per_file[@]}"; do
-    count=$((count + 1))
-    # Word splitting of $c is meant: each is a command and its flags.
-    # shellcheck disable=SC2086
-    if differs $c "$f"; then
-      failed=$((failed + 1))
-      echo "differs: $c $f"
-    fi
-  done
+  for c in "${per_file[@]}"; do compare "$c" "$f"; done
 done < <(find "$here/testdata" "$real" -name '*.jsonl' -type f | sort)
 for d in "$here/testdata" "$real" "$@"; do
-  for c in "${per_folder[@]}"; do
-    count=$((count + 1))
-    # shellcheck disable=SC2086
-    if differs $c "$d"; then
-      failed=$((failed + 1))
-      echo "differs: $c $d"
-    fi
-  done
+  for c in "${per_folder[@]}"; do compare "$c" "$d"; done
 done
 echo "$count comparisons, $failed differing"
 [ "$failed" -eq 0 ]

@@ -537,17 +537,15 @@ fn arcturn(s: &Session<'_>, leaf: Ix, w: &mut Walk, skip: Skip, mode: Mode) -> R
     let from = if skip == Skip::Folded { first_sent(s, &path) } else { 0 };
     // The ledger of elided results (the only reader of call names) is filled by context
     // edits: without one on the path, no name is kept.
-    w.names = path.iter().any(|&i| s.entry(i).state().is_some_and(|st| st.context_edit.is_some()));
+    let edits: Vec<_> = path.iter().filter_map(|&i| s.entry(i).state()?.context_edit.as_ref()).collect();
+    w.names = !edits.is_empty();
     // Elided results are written from their blocks: a message that holds a result some
     // context edit on the path elides is decoded, whatever `mode` says (its stub is counted
     // in place of the result). The ledger is every id those edits name, wherever they are.
-    let elided: HashSet<&str> = path
-        .iter()
-        .filter_map(|&i| s.entry(i).state()?.context_edit.as_ref())
-        .flat_map(|ce| ce.elided.iter().map(|c| c.as_ref()))
-        .collect();
-    let holds_elided =
-        |m: &Message<'_>| m.tool_results.iter().any(|r| r.call_id.as_deref().is_some_and(|c| elided.contains(c)));
+    let elided: HashSet<&str> = edits.iter().flat_map(|ce| ce.elided.iter().map(|c| c.as_ref())).collect();
+    let holds_elided = |m: &Message<'_>| {
+        !elided.is_empty() && m.tool_results.iter().any(|r| r.call_id.as_deref().is_some_and(|c| elided.contains(c)))
+    };
     let mode = |m: &Message<'_>| if holds_elided(m) { Mode::Blocks } else { mode };
     let mut decoded = decode_path(s, path.get(from..).unwrap_or_default(), mode).into_iter();
     for (p, &ix) in path.iter().enumerate() {

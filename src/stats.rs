@@ -192,7 +192,9 @@ impl Tokens {
         (unpriced, models): (u64, impl IntoIterator<Item = &'m str>),
     ) {
         let [calls, input, output, cache_read, cache_write, total] = counts;
-        // Each sum on its own line (this runs for every call, in every row it belongs to).
+        // Each sum on its own line (this runs for every call, in every row it belongs to):
+        // `model::sum_saturating` over `&[*a, b]`, or a helper returning the sum and the flag,
+        // took 4M more instructions of `stats --json` over the 64 MB cut than this closure.
         let mut over = self.usage_overflow | over;
         let mut add = |a: &mut u64, b: u64| match a.checked_add(b) {
             Some(sum) => *a = sum,
