@@ -229,12 +229,6 @@ pub fn parse_when(s: &str, tz: &jiff::tz::TimeZone, end: End, now_ms: i64) -> Re
 /// The key of a time that has no calendar date.
 const OUT_OF_RANGE: &str = "(out of range)";
 
-/// The calendar date of `ms` in `tz` (`None` out of range).
-fn local_date(ms: i64, tz: &jiff::tz::TimeZone) -> Option<jiff::civil::Date> {
-    let ts = jiff::Timestamp::from_millisecond(ms).ok()?;
-    Some(tz.to_datetime(ts).date())
-}
-
 /// The calendar period of date `d`: `2026-11-30` (day), `2026-W48` (ISO week), `2026-11`
 /// (month).
 fn date_key(d: jiff::civil::Date, unit: Period) -> String {
@@ -248,12 +242,32 @@ fn date_key(d: jiff::civil::Date, unit: Period) -> String {
     }
 }
 
+/// The calendar date of `ms` in `tz`, and the first instant after it that may be on another
+/// date: the next local midnight or change of offset, whichever comes first (`None` out of
+/// range). Every instant from `ms` up to that one is on the same date.
+fn date_until(ms: i64, tz: &jiff::tz::TimeZone) -> Option<(jiff::civil::Date, i64)> {
+    let ts = jiff::Timestamp::from_millisecond(ms).ok()?;
+    let offset = tz.to_offset(ts);
+    let date = offset.to_datetime(ts).date();
+    let midnight =
+        date.tomorrow().ok().and_then(|d| offset.to_timestamp(d.to_datetime(jiff::civil::Time::midnight())).ok());
+    // (A change of offset is strictly after `ts`.)
+    let change = tz.following(ts).next().map(|t| t.timestamp());
+    let until = [midnight, change].into_iter().flatten().map(|t| t.as_millisecond()).min();
+    Some((date, until.unwrap_or_else(|| ms.saturating_add(1))))
+}
+
 /// The calendar period of an instant in a time zone, as `stats` keys its rows (`None` for no
 /// time): the key is made again only when the date changes, since times come in runs of the
-/// same date (a session's calls).
+/// same date (a session's calls), and the date is worked out again only for an instant
+/// outside the span known to be on it.
 pub struct PeriodKeys {
     unit: Period,
     at: Option<At>,
+    /// The instants (epoch milliseconds) known to be on the date `at` is: from the last one
+    /// whose date was worked out up to the next midnight or change of offset. Empty when
+    /// `at` is no date.
+    known: std::ops::Range<i64>,
     key: Option<String>,
 }
 
@@ -266,13 +280,23 @@ enum At {
 
 impl PeriodKeys {
     pub fn new(unit: Period) -> PeriodKeys {
-        PeriodKeys { unit, at: None, key: None }
+        PeriodKeys { unit, at: None, known: 0..0, key: None }
     }
 
     pub fn key(&mut self, ms: Option<i64>, tz: &jiff::tz::TimeZone) -> &Option<String> {
+        if ms.is_some_and(|t| self.known.contains(&t)) {
+            return &self.key;
+        }
+        self.known = 0..0;
         let at = match ms {
             None => At::Undated,
-            Some(t) => local_date(t, tz).map_or(At::OutOfRange, At::On),
+            Some(t) => match date_until(t, tz) {
+                Some((date, until)) => {
+                    self.known = t..until;
+                    At::On(date)
+                }
+                None => At::OutOfRange,
+            },
         };
         if self.at != Some(at) {
             self.key = match at {
@@ -348,13 +372,16 @@ mod tests {
     }
 
     /// The keys `stats` caches by date are the keys of each time, across the days clocks
-    /// change and a day a zone skipped (Apia, 2011-12-30), in any order, with undated and
-    /// out-of-range times between. The reference is jiff's own formatting of the zoned time.
+    /// change and a day a zone skipped (Apia, 2011-12-30), a millisecond either side of each
+    /// half hour (where local midnights and changes of offset fall), in any order, with
+    /// undated and out-of-range times between. The reference is jiff's own formatting of the
+    /// zoned time.
     #[test]
     fn cached_period_keys_are_each_times_key() {
         let zones = ["UTC", "Europe/Berlin", "America/Santiago", "Pacific/Apia", "Australia/Lord_Howe"];
         let start = parse_iso8601("2011-12-28T00:00:00Z").unwrap();
-        let mut times: Vec<Option<i64>> = (0..2_000).map(|k| Some(start + k * 1_800_000)).collect();
+        let mut times: Vec<Option<i64>> =
+            (0..2_000).flat_map(|k| [-1, 0].map(|d| Some(start + k * 1_800_000 + d))).collect();
         for (at, ms) in [(100, None), (700, Some(i64::MAX)), (900, Some(start - 86_400_000)), (901, None)] {
             times.insert(at, ms);
         }
