@@ -138,24 +138,46 @@ pub fn round_cost(v: f64) -> f64 {
     }
 }
 
+/// What one priced call adds to each row of usage it belongs to ([`Tokens::call`]).
+struct Addend<'a> {
+    /// The call, then its four token counts and their total.
+    counts: [u64; 6],
+    /// The total was held at its maximum.
+    over: bool,
+    /// Its recorded and its estimated cost (one of them at most).
+    costs: (Option<f64>, Option<f64>),
+    /// Its model, when its cost is unknown.
+    unpriced: Option<&'a str>,
+}
+
+impl<'a> Addend<'a> {
+    fn of(c: &Call<'a>) -> Addend<'a> {
+        let u = c.usage;
+        let (parts, over) = u.parts_total();
+        let (costs, unpriced) = match (c.cost.source, c.cost.amount) {
+            (CostSource::Recorded, a) => ((a, None), None),
+            (CostSource::Unknown, _) | (_, None) => ((None, None), Some(c.model.unwrap_or("(no model)"))),
+            (_, a) => ((None, a), None),
+        };
+        Addend { counts: [1, u.input, u.output, u.cache_read, u.cache_write, parts], over, costs, unpriced }
+    }
+}
+
 impl Tokens {
     /// Count one model call; `call` is absent when the call recorded no usage. The call is
     /// added in place (this runs for every call, in every row it belongs to), with the sums
     /// [`Tokens::merge`] makes.
     pub fn call(&mut self, call: Option<&Call<'_>>) {
-        let Some(c) = call else {
-            self.calls = self.calls.saturating_add(1);
-            return;
-        };
-        let u = c.usage;
-        let (parts, over) = u.parts_total();
-        let (recorded, estimated, unpriced) = match (c.cost.source, c.cost.amount) {
-            (CostSource::Recorded, a) => (a, None, None),
-            (CostSource::Unknown, _) | (_, None) => (None, None, Some(c.model.unwrap_or("(no model)"))),
-            (_, a) => (None, a, None),
-        };
-        let counts = [1, u.input, u.output, u.cache_read, u.cache_write, parts];
-        self.add(counts, over, (recorded, estimated), (u64::from(unpriced.is_some()), unpriced));
+        self.add_call(call.map(Addend::of).as_ref());
+    }
+
+    /// [`Tokens::call`] with the call's addends already worked out: a call is added to
+    /// several rows (the file, its model, its day and period, each of its tools).
+    fn add_call(&mut self, a: Option<&Addend<'_>>) {
+        match a {
+            None => self.calls = self.calls.saturating_add(1),
+            Some(a) => self.add(a.counts, a.over, a.costs, (u64::from(a.unpriced.is_some()), a.unpriced)),
+        }
     }
 
     /// Derive `cost`, `cost_source` and `cost_lower_bound` from the parts.
@@ -601,15 +623,17 @@ impl<'o> Acc<'o> {
         call: Option<&Call<'_>>,
         tools: &[&str],
     ) {
-        usage.call(call);
+        let call = call.map(Addend::of);
+        let call = call.as_ref();
+        usage.add_call(call);
         self.model(provider, model, call);
         self.day(ms, call);
         for t in tools {
-            self.tool(t).usage.call(call);
+            self.tool(t).usage.add_call(call);
         }
     }
 
-    fn model(&mut self, provider: Option<&str>, model: Option<&str>, usage: Option<&Call<'_>>) {
+    fn model(&mut self, provider: Option<&str>, model: Option<&str>, usage: Option<&Addend<'_>>) {
         let is = |m: &ModelRow| m.provider.as_deref() == provider && m.model.as_deref() == model;
         let pos = match self.models.get(self.last_model) {
             Some(m) if is(m) => Some(self.last_model),
@@ -627,10 +651,10 @@ impl<'o> Acc<'o> {
         self.last_model = pos;
         let row = &mut self.models[pos];
         row.calls += 1;
-        row.usage.call(usage);
+        row.usage.add_call(usage);
     }
 
-    fn day(&mut self, ms: Option<i64>, usage: Option<&Call<'_>>) {
+    fn day(&mut self, ms: Option<i64>, usage: Option<&Addend<'_>>) {
         let tz = &self.opts.tz;
         let key = self.day_keys.key(ms, tz);
         let row = match self.days.get_mut(key) {
@@ -640,11 +664,11 @@ impl<'o> Acc<'o> {
             }
         };
         row.calls += 1;
-        row.usage.call(usage);
+        row.usage.add_call(usage);
         let key = self.period_keys.key(ms, tz);
         match self.periods.get_mut(key) {
-            Some(t) => t.call(usage),
-            None => self.periods.entry(key.clone()).or_default().call(usage),
+            Some(t) => t.add_call(usage),
+            None => self.periods.entry(key.clone()).or_default().add_call(usage),
         }
     }
 
