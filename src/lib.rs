@@ -37,6 +37,7 @@ pub mod mapping;
 pub mod model;
 pub mod ordered;
 pub mod pairing;
+pub mod prefetch;
 pub mod preview;
 pub mod price;
 pub mod query;

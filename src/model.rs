@@ -838,6 +838,14 @@ impl<'a> Message<'a> {
         self.reply.as_ref()?.stop_reason.as_deref()
     }
 
+    /// Ask for the texts of the reply (provider, model, stop reason) ahead of reading them
+    /// ([`crate::prefetch`]).
+    pub fn prefetch_reply(&self) {
+        if let Some(r) = &self.reply {
+            [&r.provider, &r.model, &r.stop_reason].into_iter().flatten().for_each(|t| crate::prefetch::text(t));
+        }
+    }
+
     /// The reply, made empty first if there was none.
     pub fn reply_mut(&mut self) -> &mut Reply<'a> {
         self.reply.get_or_insert_with(Default::default)

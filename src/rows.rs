@@ -9,7 +9,6 @@
 //! and a tool call is counted by `stats` once it has a result (crab: a `tool_call`
 //! observation). This module computes rows; `cmd::rows` writes them.
 
-use std::collections::HashMap;
 use std::io::Write;
 
 use rayon::prelude::*;
@@ -17,7 +16,9 @@ use serde::{Serialize, Serializer};
 
 use crate::agents::Agent;
 use crate::call_cost::{self, CostSource};
+use crate::format::FastMap;
 use crate::model::{Entry, Format, Id, Kind, Observation, Outcome, Role, Usage};
+use crate::prefetch;
 use crate::session::Session;
 use crate::stats::SessionStats;
 use crate::trace::{self, Detail, SpanKind, SpanOutcome, Status};
@@ -440,29 +441,43 @@ impl<'s, 'a> Rows<'s, 'a> {
             let obs = s.observations.iter().enumerate();
             return obs.filter(|(_, o)| o.tag == "tool_call").map(|(k, _)| ToolSrc::Observed(k as u32)).collect();
         }
+        // Each id's calls not taken yet, in file order: the first and the last in `by_id`, the
+        // one after each in `later` (`NONE` after the last). The ids are in the lines, read long
+        // before: each is asked for ahead ([`prefetch`]).
+        const NONE: usize = usize::MAX;
         let mut calls: Vec<(Ix, u32)> = Vec::new();
-        let mut by_id: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut later: Vec<usize> = Vec::new();
+        let mut by_id: FastMap<&str, (usize, usize)> = FastMap::default();
         for (i, e) in s.entries.iter().enumerate() {
+            if let Some(m) = s.entries.get(i + prefetch::AHEAD).and_then(|a| a.message.as_deref()) {
+                m.tool_calls.iter().filter_map(|c| c.id.as_deref()).for_each(prefetch::text);
+            }
             let Some(m) = &e.message else { continue };
             for (j, c) in m.tool_calls.iter().enumerate() {
+                let k = calls.len();
+                later.push(NONE);
                 if let Some(id) = c.id.as_deref() {
-                    by_id.entry(id).or_default().push(calls.len());
+                    let (_, last) = by_id.entry(id).or_insert((k, k));
+                    if *last != k {
+                        later[*last] = k;
+                        *last = k;
+                    }
                 }
                 calls.push((i as Ix, j as u32));
             }
         }
-        // Each id's calls in file order, taken front to back.
-        let mut next: HashMap<&str, usize> = HashMap::new();
         let mut result_of: Vec<Option<(Ix, u32)>> = vec![None; calls.len()];
         let mut lone: Vec<(Ix, u32)> = Vec::new();
         for (i, e) in s.entries.iter().enumerate() {
+            if let Some(m) = s.entries.get(i + prefetch::AHEAD).and_then(|a| a.message.as_deref()) {
+                m.tool_results.iter().filter_map(|r| r.call_id.as_deref()).for_each(prefetch::text);
+            }
             let Some(m) = &e.message else { continue };
             for (j, r) in m.tool_results.iter().enumerate() {
                 let taken = r.call_id.as_deref().and_then(|id| {
-                    let list = by_id.get(id)?;
-                    let n = next.entry(id).or_insert(0);
-                    let c = *list.get(*n)?;
-                    *n += 1;
+                    let (first, _) = by_id.get_mut(id)?;
+                    let c = *first;
+                    *first = *later.get(c)?;
                     Some(c)
                 });
                 match taken {
@@ -574,7 +589,7 @@ impl<'s, 'a> Rows<'s, 'a> {
     {
         let s = self.s;
         // The usage of each call by its line: a span that recorded none has null tokens.
-        let mut usage_at: crate::format::FastMap<u32, (Option<&'s Usage>, bool)> = Default::default();
+        let mut usage_at: FastMap<u32, (Option<&'s Usage>, bool)> = Default::default();
         for c in self.call_sources() {
             match c {
                 CallSrc::Entry(i) => {

@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use crate::format::FastMap;
 use crate::model::{Format, Outcome, Role, Usage};
+use crate::prefetch;
 use crate::price::{self, Cost, CostSource, Prices};
 use crate::session::Session;
 use crate::time::{Period, PeriodKeys};
@@ -692,6 +693,15 @@ impl<'o> Acc<'o> {
     }
 }
 
+/// Ask for the names an entry's counting reads (its provider and model, its calls' and
+/// results' tools), ahead of reading them ([`crate::prefetch`]).
+fn prefetch_names(e: &crate::model::Entry<'_>) {
+    let Some(m) = &e.message else { return };
+    m.prefetch_reply();
+    m.tool_calls.iter().filter_map(|c| c.name.as_deref()).for_each(prefetch::text);
+    m.tool_results.iter().filter_map(|r| r.tool_name.as_deref()).for_each(prefetch::text);
+}
+
 impl SessionStats {
     /// Reduce a loaded session to its statistics.
     pub fn of(s: &Session<'_>, opts: &Options<'_>) -> SessionStats {
@@ -712,7 +722,10 @@ impl SessionStats {
         let mut offloaded = 0;
         // The tool names of one call, deduplicated (reused from call to call).
         let mut tools: Vec<&str> = Vec::new();
-        for e in &s.entries {
+        for (i, e) in s.entries.iter().enumerate() {
+            if let Some(ahead) = s.entries.get(i + prefetch::AHEAD) {
+                prefetch_names(ahead);
+            }
             acc.seen(e.timestamp.get());
             if let Some(m) = &e.message {
                 messages.count(m.role);
