@@ -249,6 +249,49 @@ fn tool_rows_pair_calls_with_results_and_name_what_is_missing() {
     assert_eq!(got, want);
 }
 
+/// A session whose call id `d1` is written three times (twice in one message) and answered
+/// four times: each result takes the first call of the id not taken yet, in file order, and
+/// the fourth has no call left. The durations say which result each call got.
+const SAME_ID: &str = concat!(
+    r#"{"kind":"session","version":1,"id":"s2","timestamp":"2026-11-02T09:00:00.000Z","cwd":"/p"}"#,
+    "\n",
+    r#"{"kind":"message","id":"a1","parentId":null,"timestamp":"2026-11-02T09:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"d1","name":"read","arguments":{}},{"type":"toolCall","id":"d1","name":"bash","arguments":{}}],"provider":"p","model":"m","stopReason":"toolUse","timestamp":1}}"#,
+    "\n",
+    r#"{"kind":"message","id":"r1","parentId":"a1","timestamp":"2026-11-02T09:00:02.100Z","message":{"role":"toolResult","toolCallId":"d1","toolName":"read","content":"x","isError":false,"timestamp":2}}"#,
+    "\n",
+    r#"{"kind":"message","id":"r2","parentId":"r1","timestamp":"2026-11-02T09:00:02.300Z","message":{"role":"toolResult","toolCallId":"d1","toolName":"bash","content":"x","isError":true,"timestamp":3}}"#,
+    "\n",
+    r#"{"kind":"message","id":"a2","parentId":"r2","timestamp":"2026-11-02T09:00:02.400Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"d1","name":"edit","arguments":{}}],"provider":"p","model":"m","stopReason":"toolUse","timestamp":4}}"#,
+    "\n",
+    r#"{"kind":"message","id":"r3","parentId":"a2","timestamp":"2026-11-02T09:00:02.900Z","message":{"role":"toolResult","toolCallId":"d1","toolName":"edit","content":"x","isError":false,"timestamp":5}}"#,
+    "\n",
+    r#"{"kind":"message","id":"r4","parentId":"r3","timestamp":"2026-11-02T09:00:03.000Z","message":{"role":"toolResult","toolCallId":"d1","toolName":"grep","content":"x","isError":false,"timestamp":6}}"#,
+    "\n",
+);
+
+#[test]
+fn results_take_the_calls_of_their_id_in_file_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = temp_file(dir.path(), "same-id.jsonl", SAME_ID.as_bytes());
+    let o = run(&["rows", "--table", "tools", &f]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let got: Vec<(String, String, Value)> = o
+        .ndjson()
+        .iter()
+        .map(|r| (r["tool"].as_str().unwrap_or("-").to_string(), r["outcome"].to_string(), r["duration_ms"].clone()))
+        .collect();
+    let want = [
+        ("read", r#""ok""#, Value::from(100)),
+        ("bash", r#""error""#, Value::from(300)),
+        ("edit", r#""ok""#, Value::from(500)),
+        // No call of the id is left: the result is a row of its own.
+        ("grep", r#""ok""#, Value::Null),
+    ];
+    let want: Vec<(String, String, Value)> =
+        want.iter().map(|(a, b, c)| (a.to_string(), b.to_string(), c.clone())).collect();
+    assert_eq!(got, want);
+}
+
 #[test]
 fn a_cost_that_was_not_recorded_is_null_and_unknown_never_zero() {
     let dir = tempfile::tempdir().unwrap();
