@@ -76,7 +76,7 @@ pub fn run(ctx: &Ctx, a: &TraceArgs, out: &mut dyn Write) -> Result<Outcome> {
             t.runs.retain(Run::failed);
         }
         if ctx.global.json {
-            json::write(out, &TraceDoc { head: DocHead::of(&s), trace: &t }, false).map_err(io_err)?;
+            write_json(out, &s, &t).map_err(io_err)?;
         } else {
             if shown > 0 {
                 writeln!(out).map_err(io_err)?;
@@ -114,12 +114,21 @@ fn select_run(t: &Trace, want: &str) -> std::result::Result<Vec<Value>, String> 
     }
 }
 
+/// The `--json` document of the trace `t` of `s`: [`DocHead`]'s members, then [`Trace`]'s.
+/// The runs are most of it: serialized on every worker, in order ([`json::write_with_array`]).
+fn write_json(out: &mut dyn Write, s: &crate::session::Session<'_>, t: &Trace) -> std::io::Result<()> {
+    let doc = TraceHead { head: DocHead::of(s), leaf: t.leaf.as_ref() };
+    json::write_with_array(out, &doc, "runs", &t.runs)
+}
+
+/// A trace's document but its runs, which [`write_json`] adds as its last member: the
+/// members of [`DocHead`], then those of [`Trace`] before `runs` (its last).
 #[derive(Serialize)]
-struct TraceDoc<'s> {
+struct TraceHead<'s> {
     #[serde(flatten)]
     head: DocHead<'s>,
-    #[serde(flatten)]
-    trace: &'s Trace,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    leaf: Option<&'s Value>,
 }
 
 fn human(
@@ -412,5 +421,38 @@ fn bytes(n: u64) -> String {
         format!("{:.1} KiB", n as f64 / 1024.0)
     } else {
         format!("{n} B")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::Session;
+
+    /// The document written with its runs serialized apart is the one serde writes of the
+    /// head and the trace whole, on every testdata and real session: no member of [`Trace`]
+    /// is left out or moved.
+    #[test]
+    fn the_document_is_the_head_and_the_trace_serialized_whole() {
+        #[derive(Serialize)]
+        struct Whole<'s> {
+            #[serde(flatten)]
+            head: DocHead<'s>,
+            #[serde(flatten)]
+            trace: &'s Trace,
+        }
+        let mut traced = 0;
+        for p in crate::test_corpus::session_files() {
+            let Ok(src) = Source::from_bytes("t", std::fs::read(&p).unwrap()) else { continue };
+            let Ok(s) = Session::load(&src, None) else { continue };
+            let t = trace::trace(&s, None);
+            let mut want = Vec::new();
+            json::write(&mut want, &Whole { head: DocHead::of(&s), trace: &t }, false).unwrap();
+            let mut got = Vec::new();
+            write_json(&mut got, &s, &t).unwrap();
+            assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(&want), "{}", p.display());
+            traced += usize::from(!t.runs.is_empty());
+        }
+        assert!(traced > 20, "{traced} sessions with runs");
     }
 }
