@@ -114,11 +114,15 @@ fn select_run(t: &Trace, want: &str) -> std::result::Result<Vec<Value>, String> 
     }
 }
 
+/// About the bytes of a run in a trace's JSON (a dozen spans): its chunks of runs are sized
+/// by it ([`json::write_with_items`]).
+const RUN_BYTES: usize = 4096;
+
 /// The `--json` document of the trace `t` of `s`: [`DocHead`]'s members, then [`Trace`]'s.
 /// The runs are most of it: serialized on every worker, in order ([`json::write_with_array`]).
 fn write_json(out: &mut dyn Write, s: &crate::session::Session<'_>, t: &Trace) -> std::io::Result<()> {
     let doc = TraceHead { head: DocHead::of(s), leaf: t.leaf.as_ref() };
-    json::write_with_array(out, &doc, "runs", &t.runs)
+    json::write_with_array(out, &doc, "runs", &t.runs, RUN_BYTES)
 }
 
 /// A trace's document but its runs, which [`write_json`] adds as its last member: the

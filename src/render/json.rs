@@ -27,19 +27,27 @@ pub fn write<W: Write + ?Sized, T: Serialize + ?Sized>(w: &mut W, value: &T, pre
 /// bytes are those [`write`] gives (compact) for the document with that array as its last
 /// member. Such an array is most of a long document (`tree --json`: a node per entry), and
 /// serializing it is most of the time after the load; the chunks are rendered a batch at a
-/// time, so memory holds two batches, not the document.
-pub fn write_with_array<W, D, T>(w: &mut W, doc: &D, key: &str, items: &[T]) -> io::Result<()>
+/// time, so memory holds two batches, not the document. An item is about `item_bytes` of
+/// JSON: a chunk holds fewer of bigger ones.
+pub fn write_with_array<W, D, T>(w: &mut W, doc: &D, key: &str, items: &[T], item_bytes: usize) -> io::Result<()>
 where
     W: Write + ?Sized,
     D: Serialize + ?Sized,
     T: Serialize + Sync,
 {
-    write_with_items(w, doc, key, items.len(), |i| &items[i])
+    write_with_items(w, doc, key, items.len(), item_bytes, |i| &items[i])
 }
 
 /// [`write_with_array`] for an array of `count` items made by `item` from their positions as
 /// they are serialized: memory holds two batches of them, not the array.
-pub fn write_with_items<W, D, T, F>(w: &mut W, doc: &D, key: &str, count: usize, item: F) -> io::Result<()>
+pub fn write_with_items<W, D, T, F>(
+    w: &mut W,
+    doc: &D,
+    key: &str,
+    count: usize,
+    item_bytes: usize,
+    item: F,
+) -> io::Result<()>
 where
     W: Write + ?Sized,
     D: Serialize + ?Sized,
@@ -65,7 +73,10 @@ where
         }
         compact(buf, &item(i))
     };
-    in_batches(count, 128, each, &mut |part| {
+    // A chunk of about `CHUNK` items of `NODE_BYTES`, fewer of bigger ones, so that the
+    // two batches in memory stay a few MB whatever an item holds (a trace's run).
+    let chunk = (CHUNK * NODE_BYTES / item_bytes.max(1)).clamp(1, CHUNK);
+    in_batches(count, chunk, item_bytes, each, &mut |part| {
         if !first {
             w.write_all(b",")?;
         }
@@ -94,10 +105,10 @@ where
         buf.push(b'\n');
         Ok(())
     };
-    in_batches(count, line_bytes, each, emit)
+    in_batches(count, CHUNK, line_bytes, each, emit)
 }
 
-/// Items `0..count` serialized in parallel, [`CHUNK`] to a buffer (`each` appends item `i`
+/// Items `0..count` serialized in parallel, `chunk` to a buffer (`each` appends item `i`
 /// to its chunk's buffer, made for items of about `item_bytes`), and handed to `emit` in
 /// order, a batch of chunks (four a worker) at a time: memory holds two batches of
 /// serialized items, never all of them. Off the worker threads, the workers serialize the
@@ -106,6 +117,7 @@ where
 /// after the other, since blocking a worker on the next batch could leave none to make it.
 fn in_batches<F>(
     count: usize,
+    chunk: usize,
     item_bytes: usize,
     each: F,
     emit: &mut dyn FnMut(Vec<u8>) -> io::Result<()>,
@@ -113,18 +125,18 @@ fn in_batches<F>(
 where
     F: Fn(&mut Vec<u8>, usize) -> io::Result<()> + Sync,
 {
-    let batch = CHUNK * 4 * rayon::current_num_threads().max(1);
+    let batch = chunk * 4 * rayon::current_num_threads().max(1);
     let batches = count.div_ceil(batch);
     let make = |k: usize| -> Vec<io::Result<Vec<u8>>> {
         let end = count.min((k + 1) * batch);
         (k * batch..end)
-            .step_by(CHUNK)
+            .step_by(chunk)
             .collect::<Vec<_>>()
             .into_par_iter()
             .map(|start| {
-                let chunk = start..end.min(start + CHUNK);
-                let mut buf = Vec::with_capacity(chunk.len() * item_bytes);
-                for i in chunk {
+                let items = start..end.min(start + chunk);
+                let mut buf = Vec::with_capacity(items.len() * item_bytes);
+                for i in items {
                     each(&mut buf, i)?;
                 }
                 Ok(buf)
@@ -155,6 +167,9 @@ where
 
 /// Items serialized to one buffer by one task of [`in_batches`].
 const CHUNK: usize = 2048;
+
+/// About the bytes of a `tree --json` node or a `path --json` step: what [`CHUNK`] is made for.
+pub const NODE_BYTES: usize = 128;
 
 /// A value rendered ahead of the document it goes into (on a worker, while others still
 /// load): compact JSON with [`write`]'s escaping, written into a compact document as it is,
@@ -365,8 +380,8 @@ mod tests {
     }
 
     /// The array written in parallel chunks gives the bytes of the whole document written
-    /// at once: at every count around the chunk and batch sizes, after an empty object and
-    /// a full one, with text to escape in the items and the key.
+    /// at once: at every count around the chunk and batch sizes, with chunks of every size,
+    /// after an empty object and a full one, with text to escape in the items and the key.
     #[test]
     fn an_array_written_in_chunks_is_the_document_written_whole() {
         use serde_json::{json, Value};
@@ -378,12 +393,16 @@ mod tests {
                 whole.as_object_mut().unwrap().insert("nodes\u{7f}".into(), Value::Array(items.clone()));
                 let mut want = Vec::new();
                 super::write(&mut want, &whole, false).unwrap();
-                let mut got = Vec::new();
-                super::write_with_array(&mut got, &head, "nodes\u{7f}", &items).unwrap();
-                assert!(got == want, "{n} items after {head}");
+                // Items of a node's size (chunks of 2048), of a trace run's (chunks of 64) and
+                // bigger than a chunk's bytes (chunks of one).
+                for item_bytes in [super::NODE_BYTES, 4096, 1 << 20] {
+                    let mut got = Vec::new();
+                    super::write_with_array(&mut got, &head, "nodes\u{7f}", &items, item_bytes).unwrap();
+                    assert!(got == want, "{n} items of {item_bytes} bytes after {head}");
+                }
             }
         }
         let mut out = Vec::new();
-        assert!(super::write_with_array(&mut out, &json!([1]), "nodes", &[1]).is_err());
+        assert!(super::write_with_array(&mut out, &json!([1]), "nodes", &[1], super::NODE_BYTES).is_err());
     }
 }

@@ -77,7 +77,9 @@ impl<'s, 'a> PathView<'s, 'a> {
     /// The `path --json` document, its steps made and serialized in parallel.
     pub fn write_json<W: std::io::Write + ?Sized>(&self, w: &mut W) -> std::io::Result<()> {
         let (s, path) = (self.s, &self.path);
-        crate::render::json::write_with_items(w, self, "entries", path.len(), |n| Step::of(s, path[n]))
+        crate::render::json::write_with_items(w, self, "entries", path.len(), crate::render::json::NODE_BYTES, |n| {
+            Step::of(s, path[n])
+        })
     }
 
     /// The human form: a row per step, its depth first.

@@ -215,7 +215,9 @@ impl<'s, 'a> TreeView<'s, 'a> {
     /// The `tree --json` document, its nodes made and serialized in parallel.
     pub fn write_json<W: std::io::Write + ?Sized>(&self, w: &mut W) -> std::io::Result<()> {
         let s = self.s;
-        crate::render::json::write_with_items(w, self, "nodes", s.entries.len(), |i| Node::of(s, i as Ix))
+        crate::render::json::write_with_items(w, self, "nodes", s.entries.len(), crate::render::json::NODE_BYTES, |i| {
+            Node::of(s, i as Ix)
+        })
     }
 
     /// The human form, a line at a time (a tree can have millions of rows).
