@@ -449,7 +449,7 @@ impl<'s, 'a> Rows<'s, 'a> {
         let mut later: Vec<usize> = Vec::new();
         let mut by_id: FastMap<&str, (usize, usize)> = FastMap::default();
         for (i, e) in s.entries.iter().enumerate() {
-            if let Some(m) = s.entries.get(i + prefetch::AHEAD).and_then(|a| a.message.as_deref()) {
+            if let Some(m) = prefetch::message_ahead(&s.entries, i) {
                 m.tool_calls.iter().filter_map(|c| c.id.as_deref()).for_each(prefetch::text);
             }
             let Some(m) = &e.message else { continue };
@@ -469,7 +469,7 @@ impl<'s, 'a> Rows<'s, 'a> {
         let mut result_of: Vec<Option<(Ix, u32)>> = vec![None; calls.len()];
         let mut lone: Vec<(Ix, u32)> = Vec::new();
         for (i, e) in s.entries.iter().enumerate() {
-            if let Some(m) = s.entries.get(i + prefetch::AHEAD).and_then(|a| a.message.as_deref()) {
+            if let Some(m) = prefetch::message_ahead(&s.entries, i) {
                 m.tool_results.iter().filter_map(|r| r.call_id.as_deref()).for_each(prefetch::text);
             }
             let Some(m) = &e.message else { continue };

@@ -695,8 +695,7 @@ impl<'o> Acc<'o> {
 
 /// Ask for the names an entry's counting reads (its provider and model, its calls' and
 /// results' tools), ahead of reading them ([`crate::prefetch`]).
-fn prefetch_names(e: &crate::model::Entry<'_>) {
-    let Some(m) = &e.message else { return };
+fn prefetch_names(m: &crate::model::Message<'_>) {
     m.prefetch_reply();
     m.tool_calls.iter().filter_map(|c| c.name.as_deref()).for_each(prefetch::text);
     m.tool_results.iter().filter_map(|r| r.tool_name.as_deref()).for_each(prefetch::text);
@@ -723,7 +722,7 @@ impl SessionStats {
         // The tool names of one call, deduplicated (reused from call to call).
         let mut tools: Vec<&str> = Vec::new();
         for (i, e) in s.entries.iter().enumerate() {
-            if let Some(ahead) = s.entries.get(i + prefetch::AHEAD) {
+            if let Some(ahead) = prefetch::message_ahead(&s.entries, i) {
                 prefetch_names(ahead);
             }
             acc.seen(e.timestamp.get());

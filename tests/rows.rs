@@ -220,14 +220,18 @@ const TOOLS: &str = concat!(
     "\n",
 );
 
-#[test]
-fn tool_rows_pair_calls_with_results_and_name_what_is_missing() {
+/// The tools table of the session `text`, which exits 0.
+fn tool_rows(text: &str) -> Vec<Value> {
     let dir = tempfile::tempdir().unwrap();
-    let f = temp_file(dir.path(), "tools.jsonl", TOOLS.as_bytes());
+    let f = temp_file(dir.path(), "tools.jsonl", text.as_bytes());
     let o = run(&["rows", "--table", "tools", &f]);
     assert_eq!(o.code, 0, "{}", o.stderr);
-    let got: Vec<(String, String, bool, Value)> = o
-        .ndjson()
+    o.ndjson()
+}
+
+#[test]
+fn tool_rows_pair_calls_with_results_and_name_what_is_missing() {
+    let got: Vec<(String, String, bool, Value)> = tool_rows(TOOLS)
         .iter()
         .map(|r| {
             let s = |k: &str| r[k].as_str().unwrap_or("-").to_string();
@@ -271,12 +275,7 @@ const SAME_ID: &str = concat!(
 
 #[test]
 fn results_take_the_calls_of_their_id_in_file_order() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = temp_file(dir.path(), "same-id.jsonl", SAME_ID.as_bytes());
-    let o = run(&["rows", "--table", "tools", &f]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
-    let got: Vec<(String, String, Value)> = o
-        .ndjson()
+    let got: Vec<(String, String, Value)> = tool_rows(SAME_ID)
         .iter()
         .map(|r| (r["tool"].as_str().unwrap_or("-").to_string(), r["outcome"].to_string(), r["duration_ms"].clone()))
         .collect();
