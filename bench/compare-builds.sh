@@ -44,10 +44,11 @@ differs() {
 
 per_file=(
   "check" "check --json" "tree" "tree --json" "leaves" "path --json" "stats" "stats --json"
-  "stats --by model --json" "context" "context --json" "trace --json" "rows --table entries"
-  "rows --table calls" "export" "export --as-sent --thinking" "export --html --thinking" "audit"
+  "stats --by model --json" "context" "context --json" "trace" "trace --json"
+  "rows --table entries" "rows --table calls" "rows --table tools" "rows --table spans"
+  "rows --table sessions" "export" "export --as-sent --thinking" "export --html --thinking" "audit"
 )
-per_folder=("check" "stats --json" "stats" "rows --table calls")
+per_folder=("check" "stats --json" "stats" "rows --table calls" "rows --table spans")
 
 count=0
 failed=0

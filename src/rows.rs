@@ -11,7 +11,6 @@
 
 use std::io::Write;
 
-use rayon::prelude::*;
 use serde::{Serialize, Serializer};
 
 use crate::agents::Agent;
@@ -207,7 +206,7 @@ pub struct ToolRow<'s> {
 pub struct SpanRow<'s> {
     #[serde(flatten)]
     pub head: Head<'s>,
-    pub run_id: Option<String>,
+    pub run_id: Option<JsonText<'s>>,
     pub run_index: u64,
     pub span_index: Option<u64>,
     pub span_kind: &'static str,
@@ -220,7 +219,7 @@ pub struct SpanRow<'s> {
     pub end_ms: Option<i64>,
     pub duration_ms: Option<u64>,
     pub line: u32,
-    pub entry_id: Option<String>,
+    pub entry_id: Option<IdText<'s, 's>>,
     pub provider: Option<&'s str>,
     pub model: Option<&'s str>,
     pub tool: Option<&'s str>,
@@ -577,145 +576,124 @@ impl<'s, 'a> Rows<'s, 'a> {
     }
 
     /// The trace of the session (crab: its runs; the others: the branch to the latest
-    /// entry), to be turned into rows with [`Rows::spans`].
-    pub fn trace(&self) -> trace::Trace {
+    /// entry), to be turned into rows with [`Rows::run_rows`].
+    pub fn trace(&self) -> trace::Trace<'s> {
         trace::trace(self.s, None)
     }
 
-    /// The spans table: a row per run, then a row per span of it.
-    pub fn spans<'t>(&self, t: &'t trace::Trace) -> Vec<SpanRow<'t>>
+    /// The spans table's rows of the run `run`, the `ri`th of its trace: a row for the run,
+    /// then a row per span of it.
+    pub fn run_rows<'t>(&self, ri: usize, run: &'t trace::Run<'s>) -> Vec<SpanRow<'t>>
     where
         's: 't,
     {
-        let s = self.s;
-        // The usage of each call by its line: a span that recorded none has null tokens.
-        let mut usage_at: FastMap<u32, (Option<&'s Usage>, bool)> = Default::default();
-        for c in self.call_sources() {
-            match c {
-                CallSrc::Entry(i) => {
-                    let e = s.entry(i);
-                    usage_at.insert(e.line, (e.message.as_ref().and_then(|m| m.usage()), false));
-                }
-                CallSrc::Observed(k) => {
-                    let o = &s.observations[k as usize];
-                    usage_at.insert(o.line, (o.usage.as_ref(), true));
-                }
-            }
-        }
-        // Each run's rows apart, in parallel; collected in run order.
-        let run_rows = |(ri, run): (usize, &'t trace::Run)| {
-            let mut out = Vec::with_capacity(run.spans.len() + 1);
-            let run_id = json_text(&run.run_id);
-            let end = run.start_ms.zip(run.duration_ms).map(|(a, d)| a.saturating_add(d as i64));
-            let u = Usage { total: None, cost: None, ..run.usage };
-            // The run's cost: the sum over its calls' costs, by the same function as theirs.
-            let costs: Vec<call_cost::Cost> = run
-                .spans
-                .iter()
-                .filter_map(|sp| match &sp.detail {
-                    Detail::Llm { provider, model, .. } => {
-                        let (u, observed) = usage_at.get(&sp.line).copied().unwrap_or((None, false));
-                        let price = if observed { call_cost::of_observed } else { call_cost::of };
-                        Some(price(u, provider.as_deref(), model.as_deref()))
-                    }
-                    _ => None,
-                })
-                .collect();
-            let run_cost = costs.iter().fold(None, |a, c| crate::model::add_cost(a, c.dollars).0);
-            out.push(SpanRow {
+        // A model call's cost, from its usage as recorded (a call that recorded none has null
+        // tokens), priced as the calls table prices it.
+        let observed = self.s.observed;
+        let recorded = |d: &Detail<'s>| match d {
+            Detail::Llm { provider, model, recorded, .. } => Some((*recorded, *provider, *model)),
+            _ => None,
+        };
+        let mut out = Vec::with_capacity(run.spans.len() + 1);
+        let run_id = JsonText::of(&run.run_id);
+        let end = run.start_ms.zip(run.duration_ms).map(|(a, d)| a.saturating_add(d as i64));
+        let u = Usage { total: None, cost: None, ..run.usage };
+        // The run's cost: the sum over its calls' costs, by the same function as theirs.
+        let price = if observed { call_cost::of_observed } else { call_cost::of };
+        let costs: Vec<call_cost::Cost> =
+            run.spans.iter().filter_map(|sp| recorded(&sp.detail)).map(|(u, p, m)| price(u, p, m)).collect();
+        let run_cost = costs.iter().fold(None, |a, c| crate::model::add_cost(a, c.dollars).0);
+        out.push(SpanRow {
+            head: self.head,
+            run_id,
+            run_index: ri as u64,
+            span_index: None,
+            span_kind: "run",
+            name: None,
+            status: match run.status {
+                Status::Complete => "complete",
+                Status::Interrupted => "interrupted",
+                Status::Open => "open",
+            },
+            error: None,
+            start: Stamp(run.start_ms),
+            end: Stamp(end),
+            start_ms: run.start_ms,
+            end_ms: end,
+            duration_ms: run.duration_ms,
+            line: run.line,
+            entry_id: None,
+            provider: None,
+            model: None,
+            tool: None,
+            tool_call_id: None,
+            stop_reason: run.stop_reason.as_deref(),
+            tokens: Tokens::of(Some(&u)),
+            cost: CostCols {
+                cost: run_cost,
+                cost_source: call_cost::source_of_sum(costs.iter().map(|c| c.source)).map(CostSource::as_str),
+            },
+            llm_calls: Some(run.llm_calls),
+            tool_calls: Some(run.tool_calls),
+            errors: Some(run.errors),
+        });
+        for (si, sp) in run.spans.iter().enumerate() {
+            let end = sp.end_ms().filter(|_| sp.duration_ms.is_some());
+            let mut row = SpanRow {
                 head: self.head,
-                run_id: run_id.clone(),
+                run_id,
                 run_index: ri as u64,
-                span_index: None,
-                span_kind: "run",
-                name: None,
-                status: match run.status {
-                    Status::Complete => "complete",
-                    Status::Interrupted => "interrupted",
-                    Status::Open => "open",
+                span_index: Some(si as u64),
+                span_kind: match sp.kind {
+                    SpanKind::LlmCall => "llm_call",
+                    SpanKind::ToolCall => "tool_call",
+                    SpanKind::Event => "event",
                 },
-                error: None,
-                start: Stamp(run.start_ms),
+                name: None,
+                status: match sp.outcome {
+                    SpanOutcome::Ok => "ok",
+                    SpanOutcome::Aborted => "aborted",
+                    SpanOutcome::Error => "error",
+                },
+                error: sp.error.as_deref(),
+                start: Stamp(sp.start_ms),
                 end: Stamp(end),
-                start_ms: run.start_ms,
+                start_ms: sp.start_ms,
                 end_ms: end,
-                duration_ms: run.duration_ms,
-                line: run.line,
-                entry_id: None,
+                duration_ms: sp.duration_ms,
+                line: sp.line,
+                entry_id: sp.entry_id.map(IdText),
                 provider: None,
                 model: None,
                 tool: None,
                 tool_call_id: None,
-                stop_reason: run.stop_reason.as_deref(),
-                tokens: Tokens::of(Some(&u)),
-                cost: CostCols {
-                    cost: run_cost,
-                    cost_source: call_cost::source_of_sum(costs.iter().map(|c| c.source)).map(CostSource::as_str),
-                },
-                llm_calls: Some(run.llm_calls),
-                tool_calls: Some(run.tool_calls),
-                errors: Some(run.errors),
-            });
-            for (si, sp) in run.spans.iter().enumerate() {
-                let end = sp.end_ms().filter(|_| sp.duration_ms.is_some());
-                let mut row = SpanRow {
-                    head: self.head,
-                    run_id: run_id.clone(),
-                    run_index: ri as u64,
-                    span_index: Some(si as u64),
-                    span_kind: match sp.kind {
-                        SpanKind::LlmCall => "llm_call",
-                        SpanKind::ToolCall => "tool_call",
-                        SpanKind::Event => "event",
-                    },
-                    name: None,
-                    status: match sp.outcome {
-                        SpanOutcome::Ok => "ok",
-                        SpanOutcome::Aborted => "aborted",
-                        SpanOutcome::Error => "error",
-                    },
-                    error: sp.error.as_deref(),
-                    start: Stamp(sp.start_ms),
-                    end: Stamp(end),
-                    start_ms: sp.start_ms,
-                    end_ms: end,
-                    duration_ms: sp.duration_ms,
-                    line: sp.line,
-                    entry_id: sp.entry_id.as_ref().and_then(json_text),
-                    provider: None,
-                    model: None,
-                    tool: None,
-                    tool_call_id: None,
-                    stop_reason: None,
-                    tokens: Tokens::default(),
-                    cost: CostCols::default(),
-                    llm_calls: None,
-                    tool_calls: None,
-                    errors: None,
-                };
-                match &sp.detail {
-                    Detail::Llm { provider, model, stop_reason, .. } => {
-                        let (u, observed) = usage_at.get(&sp.line).copied().unwrap_or((None, false));
-                        row.name = model.as_deref();
-                        row.provider = provider.as_deref();
-                        row.model = model.as_deref();
-                        row.stop_reason = stop_reason.as_deref();
-                        row.tokens = Tokens::of(u);
-                        let price = if observed { CostCols::observed } else { CostCols::of };
-                        row.cost = price(u, provider.as_deref(), model.as_deref());
-                    }
-                    Detail::Tool { tool, tool_call_id, .. } => {
-                        row.name = tool.as_deref();
-                        row.tool = tool.as_deref();
-                        row.tool_call_id = tool_call_id.as_deref();
-                    }
-                    Detail::Event { obs, .. } => row.name = Some(obs),
+                stop_reason: None,
+                tokens: Tokens::default(),
+                cost: CostCols::default(),
+                llm_calls: None,
+                tool_calls: None,
+                errors: None,
+            };
+            match &sp.detail {
+                &Detail::Llm { provider, model, stop_reason, recorded, .. } => {
+                    row.name = model;
+                    row.provider = provider;
+                    row.model = model;
+                    row.stop_reason = stop_reason;
+                    row.tokens = Tokens::of(recorded);
+                    let price = if observed { CostCols::observed } else { CostCols::of };
+                    row.cost = price(recorded, provider, model);
                 }
-                out.push(row);
+                &Detail::Tool { tool, tool_call_id, .. } => {
+                    row.name = tool;
+                    row.tool = tool;
+                    row.tool_call_id = tool_call_id;
+                }
+                Detail::Event { obs, .. } => row.name = Some(obs),
             }
-            out
-        };
-        t.runs.par_iter().enumerate().flat_map_iter(run_rows).collect()
+            out.push(row);
+        }
+        out
     }
 
     /// The sessions table's row: `stats` figures (file scope) of the session.
@@ -792,11 +770,23 @@ fn outcome_name(o: Option<&Outcome<'_>>) -> &'static str {
 }
 
 /// A JSON id (string or integer) as text; null stays null.
-fn json_text(v: &serde_json::Value) -> Option<String> {
-    match v {
-        serde_json::Value::String(s) => Some(s.clone()),
-        serde_json::Value::Null => None,
-        other => Some(other.to_string()),
+/// A JSON value as a text column: a string as it is, null as null, any other value (a
+/// number) as its JSON text.
+#[derive(Clone, Copy)]
+pub struct JsonText<'t>(&'t serde_json::Value);
+
+impl<'t> JsonText<'t> {
+    fn of(v: &'t serde_json::Value) -> Option<Self> {
+        (!v.is_null()).then_some(JsonText(v))
+    }
+}
+
+impl Serialize for JsonText<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            serde_json::Value::String(t) => s.serialize_str(t),
+            other => s.serialize_str(&other.to_string()),
+        }
     }
 }
 

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 
 use crate::call_cost;
 use crate::content::Content;
-use crate::model::{Entry, Kind, Observation, Outcome, Role, Usage};
+use crate::model::{Entry, Id, Kind, Observation, Outcome, Role, Usage};
 use crate::session::Session;
 use crate::tree::Ix;
 
@@ -49,17 +49,18 @@ pub enum SpanOutcome {
     Error,
 }
 
-/// One session's runs, in the order they started.
+/// One session's runs, in the order they started. Its names (models, tools, ids) are
+/// borrowed from the session `'s`.
 #[derive(Serialize, Debug, Default)]
-pub struct Trace {
+pub struct Trace<'s> {
     /// arcturn: the entry whose branch was traced.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub leaf: Option<Value>,
-    pub runs: Vec<Run>,
+    pub runs: Vec<Run<'s>>,
 }
 
 #[derive(Serialize, Debug)]
-pub struct Run {
+pub struct Run<'s> {
     /// crab: the `run_id` string. arcturn: the user message's entry id, typed as in the
     /// file (for a run of entries before any user message: its first entry's id).
     pub run_id: Value,
@@ -86,17 +87,17 @@ pub struct Run {
     pub line: u32,
     /// The start of the user's message (arcturn; crab when its message can be placed).
     pub prompt: Option<String>,
-    pub spans: Vec<Span>,
+    pub spans: Vec<Span<'s>>,
 }
 
-impl Run {
+impl Run<'_> {
     pub fn failed(&self) -> bool {
         self.errors > 0
     }
 }
 
 #[derive(Serialize, Debug)]
-pub struct Span {
+pub struct Span<'s> {
     pub kind: SpanKind,
     pub start_ms: Option<i64>,
     pub duration_ms: Option<u64>,
@@ -106,36 +107,41 @@ pub struct Span {
     pub line: u32,
     /// arcturn: the entry the span was derived from.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub entry_id: Option<Value>,
+    pub entry_id: Option<&'s Id<'s>>,
     #[serde(flatten)]
-    pub detail: Detail,
+    pub detail: Detail<'s>,
 }
 
 /// What each kind of span adds.
 #[derive(Serialize, Debug)]
 #[serde(untagged)]
-pub enum Detail {
+pub enum Detail<'s> {
     Llm {
-        provider: Option<String>,
-        model: Option<String>,
+        provider: Option<&'s str>,
+        model: Option<&'s str>,
+        /// The four counts (no total, no cost: the span's `cost` is the call's).
         usage: Usage,
+        /// The usage as the call recorded it, total and cost included; `None` when it
+        /// recorded none.
+        #[serde(skip)]
+        recorded: Option<&'s Usage>,
         #[serde(skip_serializing_if = "Option::is_none")]
-        stop_reason: Option<String>,
+        stop_reason: Option<&'s str>,
         #[serde(skip_serializing_if = "Option::is_none")]
         cost: Option<f64>,
     },
     Tool {
-        tool: Option<String>,
+        tool: Option<&'s str>,
         #[serde(skip_serializing_if = "Option::is_none")]
-        tool_call_id: Option<String>,
+        tool_call_id: Option<&'s str>,
         /// arcturn: the call's main argument (a path, a command), as a short preview.
         #[serde(skip_serializing_if = "Option::is_none")]
         argument: Option<String>,
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
-        crab: Option<CrabTool>,
+        crab: Option<CrabTool<'s>>,
     },
     Event {
-        obs: String,
+        obs: &'s str,
         #[serde(flatten)]
         fields: Map<String, Value>,
     },
@@ -143,15 +149,15 @@ pub enum Detail {
 
 /// The fields only crab records for a tool call.
 #[derive(Serialize, Debug)]
-pub struct CrabTool {
+pub struct CrabTool<'s> {
     pub call_seq: Option<u64>,
     pub bytes_in: Option<u64>,
     pub bytes_out: Option<u64>,
-    pub args_digest: Option<String>,
-    pub result_digest: Option<String>,
+    pub args_digest: Option<&'s str>,
+    pub result_digest: Option<&'s str>,
 }
 
-impl Span {
+impl Span<'_> {
     pub fn end_ms(&self) -> Option<i64> {
         self.start_ms.map(|s| s + self.duration_ms.unwrap_or(0) as i64)
     }
@@ -159,7 +165,7 @@ impl Span {
 
 /// The trace of a session: crab from its observations, arcturn from the branch to `leaf`
 /// (default: the latest entry).
-pub fn trace(s: &Session<'_>, leaf: Option<Ix>) -> Trace {
+pub fn trace<'s>(s: &'s Session<'_>, leaf: Option<Ix>) -> Trace<'s> {
     if s.observed {
         return crab(s);
     }
@@ -179,7 +185,7 @@ fn outcome_of(o: Option<&Outcome<'_>>) -> (SpanOutcome, Option<String>) {
     }
 }
 
-fn crab(s: &Session<'_>) -> Trace {
+fn crab<'s>(s: &'s Session<'_>) -> Trace<'s> {
     // Group by run id in order of first appearance; records without one share a group.
     let mut groups: Vec<Vec<&Observation<'_>>> = Vec::new();
     let mut by_id: HashMap<Option<&str>, usize> = HashMap::new();
@@ -202,7 +208,7 @@ fn crab_prompts(s: &Session<'_>) -> Vec<(u32, Ix)> {
     users.map(|(i, e)| (e.line, i as Ix)).collect()
 }
 
-fn crab_run(s: &Session<'_>, obs: &[&Observation<'_>], prompts: &[(u32, Ix)]) -> Run {
+fn crab_run<'s>(s: &'s Session<'_>, obs: &[&'s Observation<'_>], prompts: &[(u32, Ix)]) -> Run<'s> {
     let mut start: Option<&Observation<'_>> = None;
     let mut end: Option<&Observation<'_>> = None;
     let mut spans = Vec::new();
@@ -215,7 +221,7 @@ fn crab_run(s: &Session<'_>, obs: &[&Observation<'_>], prompts: &[(u32, Ix)]) ->
     }
     // Spans in `ts` order; a span without `ts` stays after the one before it in the file.
     let mut last = i64::MIN;
-    let mut keyed: Vec<(i64, Span)> = spans
+    let mut keyed: Vec<(i64, Span<'s>)> = spans
         .into_iter()
         .map(|sp| {
             last = sp.start_ms.unwrap_or(last);
@@ -223,7 +229,7 @@ fn crab_run(s: &Session<'_>, obs: &[&Observation<'_>], prompts: &[(u32, Ix)]) ->
         })
         .collect();
     keyed.sort_by_key(|(k, _)| *k);
-    let spans: Vec<Span> = keyed.into_iter().map(|(_, sp)| sp).collect();
+    let spans: Vec<Span<'s>> = keyed.into_iter().map(|(_, sp)| sp).collect();
 
     let run_start = start.and_then(|o| o.ts).or_else(|| spans.iter().filter_map(|sp| sp.start_ms).min());
     let run_end = end
@@ -263,16 +269,16 @@ fn crab_run(s: &Session<'_>, obs: &[&Observation<'_>], prompts: &[(u32, Ix)]) ->
     run
 }
 
-fn crab_span(s: &Session<'_>, o: &Observation<'_>) -> Span {
+fn crab_span<'s>(s: &Session<'_>, o: &'s Observation<'_>) -> Span<'s> {
     let (outcome, error) = outcome_of(o.outcome.as_ref());
-    let own = |v: &Option<std::borrow::Cow<'_, str>>| v.as_deref().map(str::to_string);
     let (kind, detail) = match o.tag.as_ref() {
         "llm_call" => (
             SpanKind::LlmCall,
             Detail::Llm {
-                provider: own(&o.provider),
-                model: own(&o.model),
+                provider: o.provider.as_deref(),
+                model: o.model.as_deref(),
                 usage: o.usage.unwrap_or_default(),
+                recorded: o.usage.as_ref(),
                 stop_reason: None,
                 cost: None,
             },
@@ -280,19 +286,19 @@ fn crab_span(s: &Session<'_>, o: &Observation<'_>) -> Span {
         "tool_call" => (
             SpanKind::ToolCall,
             Detail::Tool {
-                tool: own(&o.tool),
+                tool: o.tool.as_deref(),
                 tool_call_id: None,
                 argument: None,
                 crab: Some(CrabTool {
                     call_seq: o.call_seq,
                     bytes_in: o.bytes_in,
                     bytes_out: o.bytes_out,
-                    args_digest: own(&o.args_digest),
-                    result_digest: own(&o.result_digest),
+                    args_digest: o.args_digest.as_deref(),
+                    result_digest: o.result_digest.as_deref(),
                 }),
             },
         ),
-        tag => (SpanKind::Event, Detail::Event { obs: tag.to_string(), fields: event_fields(s, o) }),
+        tag => (SpanKind::Event, Detail::Event { obs: tag, fields: event_fields(s, o) }),
     };
     Span { kind, start_ms: o.ts, duration_ms: o.duration_ms, outcome, error, line: o.line, entry_id: None, detail }
 }
@@ -335,12 +341,12 @@ fn tally(run: &mut Run) {
     run.usage.cost = None;
 }
 
-fn arcturn(s: &Session<'_>, leaf: Ix) -> Trace {
-    let mut runs: Vec<Run> = Vec::new();
+fn arcturn<'s>(s: &'s Session<'_>, leaf: Ix) -> Trace<'s> {
+    let mut runs: Vec<Run<'s>> = Vec::new();
     let mut last_stop: Vec<Option<String>> = Vec::new();
     // Tool call id -> main argument, from the assistant messages seen so far on the path.
     let mut args: crate::format::FastMap<String, String> = Default::default();
-    let mut before_first: Vec<Span> = Vec::new();
+    let mut before_first: Vec<Span<'s>> = Vec::new();
     let path = s.tree.path(leaf);
     for (&i, step) in path.iter().zip(steps(s, &path)) {
         let e = s.entry(i);
@@ -374,7 +380,7 @@ fn arcturn(s: &Session<'_>, leaf: Ix) -> Trace {
             runs.last_mut().expect("a run was started").spans.append(&mut before_first);
         } else if let Some(mut span) = step.span {
             if let Detail::Tool { tool_call_id: Some(id), argument, .. } = &mut span.detail {
-                *argument = args.get(id).filter(|a| !a.is_empty()).cloned();
+                *argument = args.get(*id).filter(|a| !a.is_empty()).cloned();
             }
             if runs.is_empty() && span.kind == SpanKind::Event {
                 before_first.push(span);
@@ -385,7 +391,7 @@ fn arcturn(s: &Session<'_>, leaf: Ix) -> Trace {
                 runs.last_mut().expect("a run was started").spans.append(&mut before_first);
             }
             if let Detail::Llm { stop_reason, .. } = &span.detail {
-                *last_stop.last_mut().expect("a run was started") = stop_reason.clone();
+                *last_stop.last_mut().expect("a run was started") = stop_reason.map(str::to_string);
             }
             runs.last_mut().expect("a run was started").spans.push(span);
         }
@@ -445,7 +451,7 @@ struct Payload {
 }
 
 /// One entry of the traced path: its time, and what it adds to the trace.
-struct Step {
+struct Step<'s> {
     ts: Option<i64>,
     /// A user message: it starts a run, with this prompt.
     user: bool,
@@ -454,7 +460,7 @@ struct Step {
     arguments: Vec<(String, String)>,
     /// The span of anything else, if it is one (a tool span's argument not filled in yet:
     /// its call is on an earlier entry).
-    span: Option<Span>,
+    span: Option<Span<'s>>,
 }
 
 /// How many steps are built at a time: the trace holds its spans, and need not hold every
@@ -465,7 +471,7 @@ const STEP_BATCH: usize = 16 * 1024;
 /// payloads, and re-reading lines is most of a trace's work on a long branch. Each span is
 /// timed from the last time before its entry on the path, which is known before any line is
 /// read.
-fn steps<'s>(s: &'s Session<'_>, path: &'s [Ix]) -> impl Iterator<Item = Step> + 's {
+fn steps<'s: 'p, 'p>(s: &'s Session<'_>, path: &'p [Ix]) -> impl Iterator<Item = Step<'s>> + 'p {
     let times: Vec<Option<i64>> = path
         .iter()
         .map(|&i| {
@@ -530,7 +536,7 @@ fn payload(s: &Session<'_>, i: Ix) -> Payload {
     }
 }
 
-fn arcturn_span(e: &Entry<'_>, payload: Payload, (prev, ts): (Option<i64>, Option<i64>)) -> Option<Span> {
+fn arcturn_span<'s>(e: &'s Entry<'_>, payload: Payload, (prev, ts): (Option<i64>, Option<i64>)) -> Option<Span<'s>> {
     let span = |kind, outcome, error, detail| Span {
         kind,
         start_ms: prev.or(ts),
@@ -538,7 +544,7 @@ fn arcturn_span(e: &Entry<'_>, payload: Payload, (prev, ts): (Option<i64>, Optio
         outcome,
         error,
         line: e.line,
-        entry_id: Some(e.id.to_json()),
+        entry_id: Some(&e.id),
         detail,
     };
     if let Some(m) = &e.message {
@@ -556,10 +562,11 @@ fn arcturn_span(e: &Entry<'_>, payload: Payload, (prev, ts): (Option<i64>, Optio
                     outcome,
                     error,
                     Detail::Llm {
-                        provider: m.provider().map(str::to_string),
-                        model: m.model().map(str::to_string),
+                        provider: m.provider(),
+                        model: m.model(),
                         usage,
-                        stop_reason: stop.map(str::to_string),
+                        recorded: m.usage(),
+                        stop_reason: stop,
                         cost: call_cost::of(m.usage(), m.provider(), m.model()).dollars,
                     },
                 ))
@@ -572,8 +579,8 @@ fn arcturn_span(e: &Entry<'_>, payload: Payload, (prev, ts): (Option<i64>, Optio
                     if failed { SpanOutcome::Error } else { SpanOutcome::Ok },
                     payload.error,
                     Detail::Tool {
-                        tool: r.and_then(|r| r.tool_name.as_deref()).map(str::to_string),
-                        tool_call_id: r.and_then(|r| r.call_id.as_deref()).map(str::to_string),
+                        tool: r.and_then(|r| r.tool_name.as_deref()),
+                        tool_call_id: r.and_then(|r| r.call_id.as_deref()),
                         // Filled in from the call, in path order.
                         argument: None,
                         crab: None,
@@ -611,11 +618,11 @@ fn arcturn_span(e: &Entry<'_>, payload: Payload, (prev, ts): (Option<i64>, Optio
     }
 }
 
-fn event<F>(span: F, obs: &str, fields: Map<String, Value>) -> Span
+fn event<'s, F>(span: F, obs: &'static str, fields: Map<String, Value>) -> Span<'s>
 where
-    F: FnOnce(SpanKind, SpanOutcome, Option<String>, Detail) -> Span,
+    F: FnOnce(SpanKind, SpanOutcome, Option<String>, Detail<'s>) -> Span<'s>,
 {
-    let mut sp = span(SpanKind::Event, SpanOutcome::Ok, None, Detail::Event { obs: obs.into(), fields });
+    let mut sp = span(SpanKind::Event, SpanOutcome::Ok, None, Detail::Event { obs, fields });
     // An event is an instant, when its entry was written: no duration of its own.
     sp.start_ms = sp.end_ms();
     sp.duration_ms = None;
@@ -646,7 +653,7 @@ pub struct Summary {
     pub usage_overflow: bool,
 }
 
-impl Trace {
+impl Trace<'_> {
     pub fn summary(&self) -> Summary {
         let mut s = Summary::default();
         for r in &self.runs {

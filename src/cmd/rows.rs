@@ -21,6 +21,8 @@ use crate::tree::Ix;
 /// About the size of a row (an entry's is 600 to 700 bytes), so that a chunk's buffer is
 /// rarely grown.
 const ROW_BYTES: usize = 512;
+/// About the bytes of a run's rows in the spans table (the run and a dozen spans).
+const RUN_ROWS_BYTES: usize = 8192;
 
 /// Where one input's finding lines and rows go.
 trait Sink {
@@ -153,8 +155,7 @@ fn one(
             }
             RowsTable::Spans => {
                 let t = r.trace();
-                let rows = r.spans(&t);
-                json::write_lines(rows.len(), ROW_BYTES, |i| &rows[i], &mut emit)
+                json::write_line_groups(t.runs.len(), RUN_ROWS_BYTES, |i| r.run_rows(i, &t.runs[i]), &mut emit)
             }
             RowsTable::Sessions => json::write_lines(1, ROW_BYTES, |_| r.session(), &mut emit),
         }

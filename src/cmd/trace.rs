@@ -287,8 +287,8 @@ fn span_name(sp: &Span) -> String {
         Detail::Llm { provider, model, .. } => {
             let m = match (provider, model) {
                 (Some(pr), Some(m)) => format!("{pr}/{m}"),
-                (None, Some(m)) => m.clone(),
-                (Some(pr), None) => pr.clone(),
+                (None, Some(m)) => m.to_string(),
+                (Some(pr), None) => pr.to_string(),
                 (None, None) => "model call".into(),
             };
             format!("llm  {m}")
@@ -443,7 +443,7 @@ mod tests {
             #[serde(flatten)]
             head: DocHead<'s>,
             #[serde(flatten)]
-            trace: &'s Trace,
+            trace: &'s Trace<'s>,
         }
         let mut traced = 0;
         for p in crate::test_corpus::session_files() {

@@ -73,10 +73,7 @@ where
         }
         compact(buf, &item(i))
     };
-    // A chunk of about `CHUNK` items of `NODE_BYTES`, fewer of bigger ones, so that the
-    // two batches in memory stay a few MB whatever an item holds (a trace's run).
-    let chunk = (CHUNK * NODE_BYTES / item_bytes.max(1)).clamp(1, CHUNK);
-    in_batches(count, chunk, item_bytes, each, &mut |part| {
+    in_batches(count, chunk_of(item_bytes), item_bytes, each, &mut |part| {
         if !first {
             w.write_all(b",")?;
         }
@@ -106,6 +103,37 @@ where
         Ok(())
     };
     in_batches(count, CHUNK, line_bytes, each, emit)
+}
+
+/// [`write_lines`] for lines made in groups: `count` groups made by `group` from their
+/// positions, about `group_bytes` of lines each (a trace's run and its spans), the lines
+/// of each in its order, and the groups in theirs.
+pub fn write_line_groups<T, I, F>(
+    count: usize,
+    group_bytes: usize,
+    group: F,
+    emit: &mut dyn FnMut(Vec<u8>) -> io::Result<()>,
+) -> io::Result<()>
+where
+    T: Serialize,
+    I: IntoIterator<Item = T>,
+    F: Fn(usize) -> I + Sync,
+{
+    let each = |buf: &mut Vec<u8>, i| {
+        for line in group(i) {
+            compact(buf, &line)?;
+            buf.push(b'\n');
+        }
+        Ok(())
+    };
+    in_batches(count, chunk_of(group_bytes), group_bytes, each, emit)
+}
+
+/// How many items of about `item_bytes` a chunk holds: about `CHUNK` items of `NODE_BYTES`,
+/// fewer of bigger ones, so that the two batches in memory stay a few MB whatever an item
+/// holds (a trace's run).
+fn chunk_of(item_bytes: usize) -> usize {
+    (CHUNK * NODE_BYTES / item_bytes.max(1)).clamp(1, CHUNK)
 }
 
 /// Items `0..count` serialized in parallel, `chunk` to a buffer (`each` appends item `i`
@@ -377,6 +405,31 @@ mod tests {
         });
         assert_eq!(closed.map_err(|e| e.kind()), Err(std::io::ErrorKind::BrokenPipe));
         assert_eq!(handed, 1);
+    }
+
+    /// Lines written in groups are the groups' lines written one after the other, in order:
+    /// groups of none, one and many lines, at group counts around the chunk and batch
+    /// sizes, with groups of three sizes (chunks of 2,048, 16 and one group).
+    #[test]
+    fn lines_written_in_groups_are_each_groups_lines_in_order() {
+        use serde_json::json;
+        let group = |g: usize| (0..g % 5).map(move |k| json!({"g": g, "k": k, "t": format!("\u{9b}{g}")}));
+        let batch = super::CHUNK * 4 * rayon::current_num_threads().max(1);
+        for n in [0, 1, 5, 2049, batch + 1, 3 * batch + 5] {
+            let mut want = Vec::new();
+            for line in (0..n).flat_map(group) {
+                super::write(&mut want, &line, false).unwrap();
+            }
+            for group_bytes in [super::NODE_BYTES, 16 * 1024, 1 << 20] {
+                let mut got = Vec::new();
+                super::write_line_groups(n, group_bytes, group, &mut |c| {
+                    got.extend(c);
+                    Ok(())
+                })
+                .unwrap();
+                assert!(got == want, "{n} groups of {group_bytes} bytes");
+            }
+        }
     }
 
     /// The array written in parallel chunks gives the bytes of the whole document written
