@@ -18,6 +18,7 @@
 #![deny(unsafe_code)]
 
 pub mod agents;
+pub mod ahead;
 pub mod allocator;
 pub mod audit;
 pub mod call_cost;

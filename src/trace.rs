@@ -8,10 +8,10 @@
 
 use std::collections::HashMap;
 
-use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::ahead;
 use crate::call_cost;
 use crate::content::Content;
 use crate::model::{Entry, Id, Kind, Observation, Outcome, Role, Usage};
@@ -342,101 +342,106 @@ fn tally(run: &mut Run) {
 }
 
 fn arcturn<'s>(s: &'s Session<'_>, leaf: Ix) -> Trace<'s> {
-    let mut runs: Vec<Run<'s>> = Vec::new();
-    let mut last_stop: Vec<Option<String>> = Vec::new();
-    // Tool call id -> main argument, from the assistant messages seen so far on the path.
-    let mut args: crate::format::FastMap<String, String> = Default::default();
-    let mut before_first: Vec<Span<'s>> = Vec::new();
     let path = s.tree.path(leaf);
-    for (&i, step) in path.iter().zip(steps(s, &path)) {
-        let e = s.entry(i);
-        let ts = step.ts;
-        args.extend(step.arguments);
-        let start_run = |runs: &mut Vec<Run>, last_stop: &mut Vec<Option<String>>, prompt| {
-            runs.push(Run {
-                run_id: e.id.to_json(),
-                status: Status::Complete,
-                stop_reason: None,
-                start_ms: ts,
-                duration_ms: None,
-                llm_calls: 0,
-                tool_calls: 0,
-                recorded_llm_calls: None,
-                recorded_tool_calls: None,
-                errors: 0,
-                usage: Usage::default(),
-                cost: None,
-                usage_overflow: false,
-                line: e.line,
-                prompt,
-                spans: Vec::new(),
-            });
-            last_stop.push(None);
-        };
-        if step.user {
-            start_run(&mut runs, &mut last_stop, step.prompt);
-            // Operator messages before the first prompt (instructions an agent injects)
-            // belong to the first run rather than making a run of their own.
-            runs.last_mut().expect("a run was started").spans.append(&mut before_first);
-        } else if let Some(mut span) = step.span {
-            if let Detail::Tool { tool_call_id: Some(id), argument, .. } = &mut span.detail {
-                *argument = args.get(*id).filter(|a| !a.is_empty()).cloned();
-            }
-            if runs.is_empty() && span.kind == SpanKind::Event {
-                before_first.push(span);
-                continue;
-            }
-            if runs.is_empty() {
-                start_run(&mut runs, &mut last_stop, None);
-                runs.last_mut().expect("a run was started").spans.append(&mut before_first);
-            }
-            if let Detail::Llm { stop_reason, .. } = &span.detail {
-                *last_stop.last_mut().expect("a run was started") = stop_reason.map(str::to_string);
-            }
-            runs.last_mut().expect("a run was started").spans.push(span);
-        }
-        if let (Some(run), Some(t)) = (runs.last_mut(), ts) {
-            // The run lasts until its last entry, whatever its kind.
-            run.duration_ms = duration(run.start_ms, Some(t)).or(run.duration_ms);
-        }
-    }
-    if let (true, Some(first)) = (runs.is_empty(), before_first.first()) {
+    let steps = Steps::of(s, &path);
+    let mut b = Runs::default();
+    let taken = ahead::items(
+        path.len(),
+        STEP_BATCH,
+        |p| steps.step(p),
+        |batch| {
+            batch.into_iter().for_each(|step| b.add(step));
+            Ok::<(), std::convert::Infallible>(())
+        },
+    );
+    let Ok(()) = taken;
+    if let (true, Some(first)) = (b.runs.is_empty(), b.before_first.first()) {
         // Only events on the branch: one run holds them, as before any prompt.
-        let e = s.entry(path[path.iter().position(|&i| s.entry(i).line == first.line).unwrap_or(0)]);
-        runs.push(Run {
-            run_id: e.id.to_json(),
-            status: Status::Complete,
-            stop_reason: None,
-            start_ms: first.start_ms,
-            duration_ms: duration(first.start_ms, before_first.iter().filter_map(Span::end_ms).max()),
-            llm_calls: 0,
-            tool_calls: 0,
-            recorded_llm_calls: None,
-            recorded_tool_calls: None,
-            errors: 0,
-            usage: Usage::default(),
-            usage_overflow: false,
-            cost: None,
-            line: e.line,
-            prompt: None,
-            spans: std::mem::take(&mut before_first),
-        });
-        last_stop.push(None);
+        let (line, start) = (first.line, first.start_ms);
+        let end = b.before_first.iter().filter_map(Span::end_ms).max();
+        b.start_run(s.entry(path[path.iter().position(|&i| s.entry(i).line == line).unwrap_or(0)]), start, None);
+        b.runs[0].duration_ms = duration(start, end);
     }
+    let Runs { mut runs, last_stop, .. } = b;
     for (run, stop) in runs.iter_mut().zip(last_stop) {
         let last_is_tool =
             run.spans.iter().rev().find(|sp| sp.kind != SpanKind::Event).map(|sp| sp.kind) == Some(SpanKind::ToolCall);
-        run.status = match stop.as_deref() {
+        run.status = match stop {
             Some("aborted") => Status::Interrupted,
             // Tools were asked for and the model never saw their results.
             Some("toolUse") => Status::Open,
             _ if last_is_tool => Status::Open,
             _ => Status::Complete,
         };
-        run.stop_reason = stop;
+        run.stop_reason = stop.map(str::to_string);
         tally(run);
     }
     Trace { leaf: Some(s.entry(leaf).id.to_json()), runs }
+}
+
+/// The runs of a traced path as its steps are added in path order.
+#[derive(Default)]
+struct Runs<'s> {
+    runs: Vec<Run<'s>>,
+    /// The stop reason of each run's last model call.
+    last_stop: Vec<Option<&'s str>>,
+    /// Tool call id -> main argument, from the assistant messages seen so far on the path.
+    args: crate::format::FastMap<String, String>,
+    /// Events before the first run, which they will belong to.
+    before_first: Vec<Span<'s>>,
+}
+
+impl<'s> Runs<'s> {
+    fn add(&mut self, step: Step<'s>) {
+        let (e, ts) = (step.entry, step.ts);
+        self.args.extend(step.arguments);
+        if step.user {
+            self.start_run(e, ts, step.prompt);
+        } else if let Some(mut span) = step.span {
+            if let Detail::Tool { tool_call_id: Some(id), argument, .. } = &mut span.detail {
+                *argument = self.args.get(*id).filter(|a| !a.is_empty()).cloned();
+            }
+            if self.runs.is_empty() && span.kind == SpanKind::Event {
+                self.before_first.push(span);
+                return;
+            }
+            if self.runs.is_empty() {
+                self.start_run(e, ts, None);
+            }
+            if let Detail::Llm { stop_reason, .. } = &span.detail {
+                *self.last_stop.last_mut().expect("a run was started") = *stop_reason;
+            }
+            self.runs.last_mut().expect("a run was started").spans.push(span);
+        }
+        if let (Some(run), Some(t)) = (self.runs.last_mut(), ts) {
+            // The run lasts until its last entry, whatever its kind.
+            run.duration_ms = duration(run.start_ms, Some(t)).or(run.duration_ms);
+        }
+    }
+
+    /// A run starting at `e`. Operator messages before the first prompt (instructions an
+    /// agent injects) belong to the first run rather than making a run of their own.
+    fn start_run(&mut self, e: &Entry<'_>, ts: Option<i64>, prompt: Option<String>) {
+        self.runs.push(Run {
+            run_id: e.id.to_json(),
+            status: Status::Complete,
+            stop_reason: None,
+            start_ms: ts,
+            duration_ms: None,
+            llm_calls: 0,
+            tool_calls: 0,
+            recorded_llm_calls: None,
+            recorded_tool_calls: None,
+            errors: 0,
+            usage: Usage::default(),
+            cost: None,
+            usage_overflow: false,
+            line: e.line,
+            prompt,
+            spans: std::mem::take(&mut self.before_first),
+        });
+        self.last_stop.push(None);
+    }
 }
 
 /// What the trace shows of one path entry's payload, read from its line(s).
@@ -452,6 +457,7 @@ struct Payload {
 
 /// One entry of the traced path: its time, and what it adds to the trace.
 struct Step<'s> {
+    entry: &'s Entry<'s>,
     ts: Option<i64>,
     /// A user message: it starts a run, with this prompt.
     user: bool,
@@ -467,43 +473,53 @@ struct Step<'s> {
 /// step of a long branch besides (a few hundred bytes each).
 const STEP_BATCH: usize = 16 * 1024;
 
-/// The steps of `path`, in order, built in parallel a batch at a time: the index keeps no
-/// payloads, and re-reading lines is most of a trace's work on a long branch. Each span is
-/// timed from the last time before its entry on the path, which is known before any line is
-/// read.
-fn steps<'s: 'p, 'p>(s: &'s Session<'_>, path: &'p [Ix]) -> impl Iterator<Item = Step<'s>> + 'p {
-    let times: Vec<Option<i64>> = path
-        .iter()
-        .map(|&i| {
-            let e = s.entry(i);
-            e.timestamp.get().or_else(|| e.message.as_ref().and_then(|m| m.timestamp.get()))
-        })
-        .collect();
-    let before: Vec<Option<i64>> = times
-        .iter()
-        .scan(None, |last: &mut Option<i64>, &t| {
-            let prev = *last;
-            *last = t.or(prev);
-            Some(prev)
-        })
-        .collect();
-    path.chunks(STEP_BATCH).enumerate().flat_map(move |(k, batch)| {
-        let (times, before) = (&times, &before);
-        batch
-            .par_iter()
-            .enumerate()
-            .map(|(j, &i)| {
-                let p = k * STEP_BATCH + j;
+/// The steps of a path, each built on its own (in parallel, a batch at a time: the index
+/// keeps no payloads, and re-reading lines is most of a trace's work on a long branch). Each
+/// span is timed from the last time before its entry on the path, which is known before any
+/// line is read.
+struct Steps<'s, 'p> {
+    s: &'s Session<'s>,
+    path: &'p [Ix],
+    /// Each entry's time.
+    times: Vec<Option<i64>>,
+    /// The last time before each entry.
+    before: Vec<Option<i64>>,
+}
+
+impl<'s, 'p> Steps<'s, 'p> {
+    fn of(s: &'s Session<'_>, path: &'p [Ix]) -> Self {
+        let times: Vec<Option<i64>> = path
+            .iter()
+            .map(|&i| {
                 let e = s.entry(i);
-                let mut payload = payload(s, i);
-                let arguments = std::mem::take(&mut payload.arguments);
-                let user = e.message.as_ref().is_some_and(|m| m.role == Role::User);
-                let (prompt, span) =
-                    if user { (payload.prompt, None) } else { (None, arcturn_span(e, payload, (before[p], times[p]))) };
-                Step { ts: times[p], user, prompt, arguments, span }
+                e.timestamp.get().or_else(|| e.message.as_ref().and_then(|m| m.timestamp.get()))
             })
-            .collect::<Vec<_>>()
-    })
+            .collect();
+        let before: Vec<Option<i64>> = times
+            .iter()
+            .scan(None, |last: &mut Option<i64>, &t| {
+                let prev = *last;
+                *last = t.or(prev);
+                Some(prev)
+            })
+            .collect();
+        Steps { s, path, times, before }
+    }
+
+    /// The step of the `p`th entry of the path.
+    fn step(&self, p: usize) -> Step<'s> {
+        let i = self.path[p];
+        let e = self.s.entry(i);
+        let mut payload = payload(self.s, i);
+        let arguments = std::mem::take(&mut payload.arguments);
+        let user = e.message.as_ref().is_some_and(|m| m.role == Role::User);
+        let (prompt, span) = if user {
+            (payload.prompt, None)
+        } else {
+            (None, arcturn_span(e, payload, (self.before[p], self.times[p])))
+        };
+        Step { entry: e, ts: self.times[p], user, prompt, arguments, span }
+    }
 }
 
 /// What the payload of an entry on the traced path shows. Only the lines whose payload shows

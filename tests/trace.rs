@@ -172,3 +172,87 @@ fn file_without_observations_has_no_runs() {
     assert_eq!(code(&o), 0);
     assert!(stdout(&o).contains("no runs"));
 }
+
+/// An arcturn branch that starts before any prompt, as the rules in `trace` say: operator
+/// messages before the first prompt belong to the first run; a model call before any prompt
+/// starts a run of its own (its entry's id), holding the events before it; a branch of
+/// events only is one run of them, from the first event to the last.
+#[test]
+fn arcturn_entries_before_the_first_prompt() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = |id: &str, parent: Option<&str>, sec: u32, body: &str| {
+        let parent = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
+        format!(
+            r#"{{"kind":"message","id":"{id}","parentId":{parent},"timestamp":"2026-11-03T14:00:{sec:02}.000Z",{body}}}"#
+        )
+    };
+    let operator =
+        |text: &str| format!(r#""message":{{"role":"system","content":[{{"type":"text","text":"{text}"}}]}}"#);
+    let user = r#""message":{"role":"user","content":"Fix the build."}"#;
+    let reply = r#""message":{"role":"assistant","content":[{"type":"text","text":"Done."}],"provider":"anthropic","model":"claude-sonnet-5-5","usage":{"input":3,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":8},"stopReason":"stop"}"#;
+    let compaction = |id: &str, parent: &str, sec: u32| {
+        format!(
+            r#"{{"kind":"compaction","id":"{id}","parentId":"{parent}","timestamp":"2026-11-03T14:00:{sec:02}.000Z","summary":"s","upToId":"{parent}","tokensBefore":900,"tokensAfter":100}}"#
+        )
+    };
+    let header = r#"{"kind":"session","version":1,"id":"s-1","timestamp":"2026-11-03T14:00:00.000Z","cwd":"/w"}"#;
+    let write = |name: &str, lines: &[String]| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, format!("{header}\n{}\n", lines.join("\n"))).unwrap();
+        json(&["trace", "--json", p.to_str().unwrap()], 0)
+    };
+    let kinds = |run: &Value| -> Vec<String> {
+        let spans = run["spans"].as_array().unwrap();
+        spans.iter().map(|s| format!("{}{}", s["kind"].as_str().unwrap(), s["obs"].as_str().unwrap_or(""))).collect()
+    };
+
+    // Two operator messages, then the prompt: one run, the prompt's, holding both.
+    let t = write(
+        "operator-first.jsonl",
+        &[
+            line("o1", None, 1, &operator("Be brief.")),
+            line("o2", Some("o1"), 2, &operator("Turn budget: 15.")),
+            line("u1", Some("o2"), 3, user),
+            line("a1", Some("u1"), 5, reply),
+        ],
+    );
+    let runs = t["runs"].as_array().unwrap();
+    assert_eq!(col(&t["runs"], "run_id"), [&json!("u1")]);
+    assert_eq!(kinds(&runs[0]), ["eventoperator", "eventoperator", "llm_call"]);
+    assert_eq!(runs[0]["spans"][1]["text"], "Turn budget: 15.");
+    assert_eq!(runs[0]["prompt"], "Fix the build.");
+
+    // An operator message, then a model call with no prompt before it, then a prompt: the
+    // call starts a run of its own (no prompt), holding the operator message.
+    let t = write(
+        "call-first.jsonl",
+        &[
+            line("o1", None, 1, &operator("Be brief.")),
+            line("a0", Some("o1"), 4, reply),
+            line("u1", Some("a0"), 6, user),
+            line("a1", Some("u1"), 9, reply),
+        ],
+    );
+    let runs = t["runs"].as_array().unwrap();
+    assert_eq!(col(&t["runs"], "run_id"), [&json!("a0"), &json!("u1")]);
+    assert_eq!(kinds(&runs[0]), ["eventoperator", "llm_call"]);
+    assert_eq!(runs[0]["prompt"], Value::Null);
+    // From the model call's entry (its run starts at its time) to its last entry.
+    assert_eq!((&runs[0]["start_ms"], &runs[0]["duration_ms"]), (&json!(1_793_714_404_000i64), &json!(0)));
+    assert_eq!(kinds(&runs[1]), ["llm_call"]);
+
+    // Events only: one run of them, named by the first, lasting from the first to the last.
+    let t = write(
+        "events-only.jsonl",
+        &[
+            line("o1", None, 1, &operator("Be brief.")),
+            compaction("c1", "o1", 7),
+            line("o2", Some("c1"), 9, &operator("Go on.")),
+        ],
+    );
+    let runs = t["runs"].as_array().unwrap();
+    assert_eq!(col(&t["runs"], "run_id"), [&json!("o1")]);
+    assert_eq!(kinds(&runs[0]), ["eventoperator", "eventcompaction", "eventoperator"]);
+    assert_eq!((&runs[0]["start_ms"], &runs[0]["duration_ms"]), (&json!(1_793_714_401_000i64), &json!(8000)));
+    assert_eq!((&runs[0]["llm_calls"], &runs[0]["status"]), (&json!(0), &json!("complete")));
+}

@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
 
+use crate::ahead;
 use crate::sanitize::is_invisible;
 
 /// Write one JSON document followed by a newline.
@@ -138,11 +139,10 @@ fn chunk_of(item_bytes: usize) -> usize {
 
 /// Items `0..count` serialized in parallel, `chunk` to a buffer (`each` appends item `i`
 /// to its chunk's buffer, made for items of about `item_bytes`), and handed to `emit` in
-/// order, a batch of chunks (four a worker) at a time: memory holds two batches of
-/// serialized items, never all of them. Off the worker threads, the workers serialize the
-/// next batch while this thread hands one to `emit` (which writes it to a pipe or a file,
-/// as long again on a fast reader); on a worker (files written side by side), one batch
-/// after the other, since blocking a worker on the next batch could leave none to make it.
+/// order, a batch of chunks (four a worker) at a time ([`ahead::each`]): memory holds two
+/// batches of serialized items, never all of them, and the workers serialize the next
+/// batch while this thread hands one to `emit` (which writes it to a pipe or a file, as
+/// long again on a fast reader).
 fn in_batches<F>(
     count: usize,
     chunk: usize,
@@ -154,7 +154,6 @@ where
     F: Fn(&mut Vec<u8>, usize) -> io::Result<()> + Sync,
 {
     let batch = chunk * 4 * rayon::current_num_threads().max(1);
-    let batches = count.div_ceil(batch);
     let make = |k: usize| -> Vec<io::Result<Vec<u8>>> {
         let end = count.min((k + 1) * batch);
         (k * batch..end)
@@ -171,26 +170,7 @@ where
             })
             .collect()
     };
-    if batches <= 1 || rayon::current_thread_index().is_some() {
-        return (0..batches).flat_map(make).try_for_each(|part| emit(part?));
-    }
-    // A hand-over without a queue: a made batch waits for this thread to be done with the
-    // one before.
-    let (tx, rx) = std::sync::mpsc::sync_channel(0);
-    let make = &make;
-    rayon::in_place_scope(move |scope| {
-        scope.spawn(move |_| {
-            for k in 0..batches {
-                // The receiver is gone once `emit` failed (a closed pipe): nothing more is
-                // wanted.
-                if tx.send(make(k)).is_err() {
-                    break;
-                }
-            }
-        });
-        // On an error the receiver is dropped as this returns, which stops the sender.
-        rx.into_iter().flatten().try_for_each(|part| emit(part?))
-    })
+    ahead::each(count.div_ceil(batch), make, |parts| parts.into_iter().try_for_each(|part| emit(part?)))
 }
 
 /// Items serialized to one buffer by one task of [`in_batches`].
