@@ -588,9 +588,10 @@ impl<'s, 'a> Rows<'s, 'a> {
         's: 't,
     {
         // A model call's cost, from its usage as recorded (a call that recorded none has null
-        // tokens), priced as the calls table prices it.
+        // tokens), priced as the calls table prices it: as observed when the trace is of
+        // observations (crab's, the trace of an observed session).
         let observed = self.s.observed;
-        let recorded = |d: &Detail<'s>| match d {
+        let call_of = |d: &Detail<'s>| match d {
             Detail::Llm { provider, model, recorded, .. } => Some((*recorded, *provider, *model)),
             _ => None,
         };
@@ -601,7 +602,7 @@ impl<'s, 'a> Rows<'s, 'a> {
         // The run's cost: the sum over its calls' costs, by the same function as theirs.
         let price = if observed { call_cost::of_observed } else { call_cost::of };
         let costs: Vec<call_cost::Cost> =
-            run.spans.iter().filter_map(|sp| recorded(&sp.detail)).map(|(u, p, m)| price(u, p, m)).collect();
+            run.spans.iter().filter_map(|sp| call_of(&sp.detail)).map(|(u, p, m)| price(u, p, m)).collect();
         let run_cost = costs.iter().fold(None, |a, c| crate::model::add_cost(a, c.dollars).0);
         out.push(SpanRow {
             head: self.head,

@@ -119,7 +119,8 @@ pub enum Detail<'s> {
     Llm {
         provider: Option<&'s str>,
         model: Option<&'s str>,
-        /// The four counts (no total, no cost: the span's `cost` is the call's).
+        /// The four counts the view shows (a usage's total and cost are not serialized: the
+        /// span's `cost` is the call's).
         usage: Usage,
         /// The usage as the call recorded it, total and cost included; `None` when it
         /// recorded none.
@@ -470,7 +471,8 @@ struct Step<'s> {
 }
 
 /// How many steps are built at a time: the trace holds its spans, and need not hold every
-/// step of a long branch besides (a few hundred bytes each).
+/// step of a long branch besides (a few hundred bytes each), only two batches (one added to
+/// the runs while the next is built).
 const STEP_BATCH: usize = 16 * 1024;
 
 /// The steps of a path, each built on its own (in parallel, a batch at a time: the index
