@@ -587,23 +587,24 @@ impl<'s, 'a> Rows<'s, 'a> {
     where
         's: 't,
     {
-        // A model call's cost, from its usage as recorded (a call that recorded none has null
-        // tokens), priced as the calls table prices it: as observed when the trace is of
-        // observations (crab's, the trace of an observed session).
-        let observed = self.s.observed;
-        let call_of = |d: &Detail<'s>| match d {
-            Detail::Llm { provider, model, recorded, .. } => Some((*recorded, *provider, *model)),
-            _ => None,
-        };
         let mut out = Vec::with_capacity(run.spans.len() + 1);
         let run_id = JsonText::of(&run.run_id);
         let end = run.start_ms.zip(run.duration_ms).map(|(a, d)| a.saturating_add(d as i64));
         let u = Usage { total: None, cost: None, ..run.usage };
-        // The run's cost: the sum over its calls' costs, by the same function as theirs.
-        let price = if observed { call_cost::of_observed } else { call_cost::of };
-        let costs: Vec<call_cost::Cost> =
-            run.spans.iter().filter_map(|sp| call_of(&sp.detail)).map(|(u, p, m)| price(u, p, m)).collect();
-        let run_cost = costs.iter().fold(None, |a, c| crate::model::add_cost(a, c.dollars).0);
+        // Each model call priced once, from its usage as recorded (a call that recorded none
+        // has null tokens), as the calls table prices it: as observed when the trace is of
+        // observations (crab's, the trace of an observed session). Its row shows its cost;
+        // the run's row their sum.
+        let price = if self.s.observed { call_cost::of_observed } else { call_cost::of };
+        let costs: Vec<Option<call_cost::Cost>> = run
+            .spans
+            .iter()
+            .map(|sp| match sp.detail {
+                Detail::Llm { provider, model, recorded, .. } => Some(price(recorded, provider, model)),
+                _ => None,
+            })
+            .collect();
+        let run_cost = costs.iter().flatten().fold(None, |a, c| crate::model::add_cost(a, c.dollars).0);
         out.push(SpanRow {
             head: self.head,
             run_id,
@@ -632,13 +633,13 @@ impl<'s, 'a> Rows<'s, 'a> {
             tokens: Tokens::of(Some(&u)),
             cost: CostCols {
                 cost: run_cost,
-                cost_source: call_cost::source_of_sum(costs.iter().map(|c| c.source)).map(CostSource::as_str),
+                cost_source: call_cost::source_of_sum(costs.iter().flatten().map(|c| c.source)).map(CostSource::as_str),
             },
             llm_calls: Some(run.llm_calls),
             tool_calls: Some(run.tool_calls),
             errors: Some(run.errors),
         });
-        for (si, sp) in run.spans.iter().enumerate() {
+        for ((si, sp), cost) in run.spans.iter().enumerate().zip(costs) {
             let end = sp.end_ms().filter(|_| sp.duration_ms.is_some());
             let mut row = SpanRow {
                 head: self.head,
@@ -670,7 +671,7 @@ impl<'s, 'a> Rows<'s, 'a> {
                 tool_call_id: None,
                 stop_reason: None,
                 tokens: Tokens::default(),
-                cost: CostCols::default(),
+                cost: cost.map(CostCols::from).unwrap_or_default(),
                 llm_calls: None,
                 tool_calls: None,
                 errors: None,
@@ -682,8 +683,6 @@ impl<'s, 'a> Rows<'s, 'a> {
                     row.model = model;
                     row.stop_reason = stop_reason;
                     row.tokens = Tokens::of(recorded);
-                    let price = if observed { CostCols::observed } else { CostCols::of };
-                    row.cost = price(recorded, provider, model);
                 }
                 &Detail::Tool { tool, tool_call_id, .. } => {
                     row.name = tool;

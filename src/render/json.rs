@@ -98,12 +98,7 @@ where
     T: Serialize,
     F: Fn(usize) -> T + Sync,
 {
-    let each = |buf: &mut Vec<u8>, i| {
-        compact(buf, &item(i))?;
-        buf.push(b'\n');
-        Ok(())
-    };
-    in_batches(count, CHUNK, line_bytes, each, emit)
+    in_batches(count, CHUNK, line_bytes, |buf, i| compact_line(buf, &item(i)), emit)
 }
 
 /// [`write_lines`] for lines made in groups: `count` groups made by `group` from their
@@ -120,13 +115,7 @@ where
     I: IntoIterator<Item = T>,
     F: Fn(usize) -> I + Sync,
 {
-    let each = |buf: &mut Vec<u8>, i| {
-        for line in group(i) {
-            compact(buf, &line)?;
-            buf.push(b'\n');
-        }
-        Ok(())
-    };
+    let each = |buf: &mut Vec<u8>, i| group(i).into_iter().try_for_each(|line| compact_line(buf, &line));
     in_batches(count, chunk_of(group_bytes), group_bytes, each, emit)
 }
 
@@ -208,6 +197,13 @@ impl Serialize for Rendered {
 fn compact<T: Serialize + ?Sized>(buf: &mut Vec<u8>, value: &T) -> io::Result<()> {
     let mut ser = serde_json::Serializer::with_formatter(buf, Safe(CompactFormatter));
     value.serialize(&mut ser).map_err(io_error)
+}
+
+/// `value` as one line of NDJSON: [`compact`], then a newline.
+fn compact_line<T: Serialize + ?Sized>(buf: &mut Vec<u8>, value: &T) -> io::Result<()> {
+    compact(buf, value)?;
+    buf.push(b'\n');
+    Ok(())
 }
 
 /// A serializer error as an I/O error of the same kind: a closed pipe met while writing a
