@@ -9,8 +9,6 @@
 //! and a tool call is counted by `stats` once it has a result (crab: a `tool_call`
 //! observation). This module computes rows; `cmd::rows` writes them.
 
-use std::io::Write;
-
 use serde::{Serialize, Serializer};
 
 use crate::agents::Agent;
@@ -47,20 +45,11 @@ pub struct Head<'s> {
 #[derive(Clone, Copy)]
 pub struct Stamp(pub Option<i64>);
 
-/// 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z, in epoch milliseconds.
-const STAMP_RANGE: std::ops::RangeInclusive<i64> = -62_167_219_200_000..=253_402_300_799_999;
-
 impl Serialize for Stamp {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.0 {
-            Some(ms) if STAMP_RANGE.contains(&ms) => {
-                let mut buf = [0u8; 24];
-                let mut w = &mut buf[..];
-                let _ = write!(w, "{}", crate::time::Iso(ms));
-                let len = 24 - w.len();
-                s.serialize_str(std::str::from_utf8(&buf[..len]).unwrap_or_default())
-            }
-            _ => s.serialize_none(),
+        match self.0.and_then(crate::time::iso_bytes) {
+            Some(b) => s.serialize_str(std::str::from_utf8(&b).unwrap_or_default()),
+            None => s.serialize_none(),
         }
     }
 }

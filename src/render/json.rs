@@ -193,10 +193,17 @@ impl Serialize for Rendered {
     }
 }
 
-/// `value` as compact JSON, with [`write`]'s escaping, appended to `buf`.
+/// `value` as compact JSON, with [`write`]'s escaping, appended to `buf` (the bytes
+/// serde_json gives, written faster: [`super::compact`]).
 fn compact<T: Serialize + ?Sized>(buf: &mut Vec<u8>, value: &T) -> io::Result<()> {
-    let mut ser = serde_json::Serializer::with_formatter(buf, Safe(CompactFormatter));
-    value.serialize(&mut ser).map_err(io_error)
+    super::compact::append(buf, value).map_err(io_error)
+}
+
+/// A string as serde_json writes it with [`write`]'s escaping, appended to `buf`: for
+/// [`super::compact`], which writes the strings that need no escaping itself.
+pub(super) fn escaped_str(buf: &mut Vec<u8>, s: &str) -> serde_json::Result<()> {
+    use serde::Serializer;
+    serde_json::Serializer::with_formatter(buf, Safe(CompactFormatter)).serialize_str(s)
 }
 
 /// `value` as one line of NDJSON: [`compact`], then a newline.

@@ -1,6 +1,7 @@
 //! Output: the colour palette, safe JSON, and the human text renderers. Renderers never
 //! compute; they lay out views that were computed elsewhere.
 
+pub mod compact;
 pub mod fit;
 pub mod json;
 pub mod lines;
