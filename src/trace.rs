@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 use crate::ahead;
 use crate::call_cost;
 use crate::content::Content;
-use crate::model::{Entry, Id, Kind, Observation, Outcome, Role, Usage};
+use crate::model::{Entry, Id, Kind, Observation, Outcome, OwnedId, Role, Usage};
 use crate::session::Session;
 use crate::tree::Ix;
 
@@ -386,8 +386,9 @@ struct Runs<'s> {
     runs: Vec<Run<'s>>,
     /// The stop reason of each run's last model call.
     last_stop: Vec<Option<&'s str>>,
-    /// Tool call id -> main argument, from the assistant messages seen so far on the path.
-    args: crate::format::FastMap<String, String>,
+    /// Tool call id (packed) -> main argument, from the assistant messages seen so far on
+    /// the path.
+    args: crate::format::FastMap<OwnedId, String>,
     /// Events before the first run, which they will belong to.
     before_first: Vec<Span<'s>>,
 }
@@ -399,8 +400,8 @@ impl<'s> Runs<'s> {
         if step.user {
             self.start_run(e, ts, step.prompt);
         } else if let Some(mut span) = step.span {
-            if let Detail::Tool { tool_call_id: Some(id), argument, .. } = &mut span.detail {
-                *argument = self.args.get(*id).filter(|a| !a.is_empty()).cloned();
+            if let (Some(call), Detail::Tool { argument, .. }) = (&step.call, &mut span.detail) {
+                *argument = self.args.get(call).filter(|a| !a.is_empty()).cloned();
             }
             if self.runs.is_empty() && span.kind == SpanKind::Event {
                 self.before_first.push(span);
@@ -452,8 +453,8 @@ struct Payload {
     prompt: Option<String>,
     /// Why a model call or a tool call failed, cut to [`ERROR_CHARS`].
     error: Option<String>,
-    /// Tool call id -> main argument, for the message's tool calls.
-    arguments: Vec<(String, String)>,
+    /// Tool call id (packed) -> main argument, for the message's tool calls.
+    arguments: Vec<(OwnedId, String)>,
 }
 
 /// One entry of the traced path: its time, and what it adds to the trace.
@@ -463,11 +464,15 @@ struct Step<'s> {
     /// A user message: it starts a run, with this prompt.
     user: bool,
     prompt: Option<String>,
-    /// Tool call id -> main argument, for the message's tool calls.
-    arguments: Vec<(String, String)>,
+    /// Tool call id (packed) -> main argument, for the message's tool calls.
+    arguments: Vec<(OwnedId, String)>,
     /// The span of anything else, if it is one (a tool span's argument not filled in yet:
     /// its call is on an earlier entry).
     span: Option<Span<'s>>,
+    /// A tool span's call id, packed: the key of its call's argument. (Ids are packed on
+    /// the workers, so that this thread hashes and compares ids it holds, not text it would
+    /// read from the file or from another thread's memory.)
+    call: Option<OwnedId>,
 }
 
 /// How many steps are built at a time: the trace holds its spans, and need not hold every
@@ -520,7 +525,11 @@ impl<'s, 'p> Steps<'s, 'p> {
         } else {
             (None, arcturn_span(e, payload, (self.before[p], self.times[p])))
         };
-        Step { entry: e, ts: self.times[p], user, prompt, arguments, span }
+        let call = match &span {
+            Some(Span { detail: Detail::Tool { tool_call_id: Some(id), .. }, .. }) => Some(Id::copied(id)),
+            _ => None,
+        };
+        Step { entry: e, ts: self.times[p], user, prompt, arguments, span, call }
     }
 }
 
@@ -696,7 +705,7 @@ fn prompt_of(c: &Content) -> Option<String> {
     c.first_text().map(|t| t.chars().take(PROMPT_CHARS).collect())
 }
 
-/// Tool call id -> main argument, for every tool call block of a message.
-fn call_arguments(c: &Content) -> Vec<(String, String)> {
-    c.tool_calls().filter_map(|(id, _, args)| Some((id?.to_string(), crate::preview::main_argument(args)))).collect()
+/// Tool call id (packed) -> main argument, for every tool call block of a message.
+fn call_arguments(c: &Content) -> Vec<(OwnedId, String)> {
+    c.tool_calls().filter_map(|(id, _, args)| Some((Id::copied(id?), crate::preview::main_argument(args)))).collect()
 }
