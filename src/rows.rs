@@ -268,7 +268,8 @@ pub struct SessionRow<'s> {
 }
 
 /// A tool call or result, paired: what one tool row describes.
-enum ToolSrc {
+#[derive(Clone, Copy)]
+pub enum ToolSrc {
     /// A call (entry, call index) and its result (entry, result index), either may be missing
     /// but not both.
     Pair { call: Option<(Ix, u32)>, result: Option<(Ix, u32)> },
@@ -278,7 +279,7 @@ enum ToolSrc {
 
 /// A model call: an assistant entry or a crab `llm_call` observation.
 #[derive(Clone, Copy)]
-enum CallSrc {
+pub enum CallSrc {
     Entry(Ix),
     Observed(u32),
 }
@@ -347,8 +348,9 @@ impl<'s, 'a> Rows<'s, 'a> {
         }
     }
 
-    /// The session's model calls, in file order.
-    fn call_sources(&self) -> Vec<CallSrc> {
+    /// The session's model calls, in file order: the calls table has a row for each
+    /// ([`Rows::call`]).
+    pub fn call_sources(&self) -> Vec<CallSrc> {
         let s = self.s;
         if s.observed {
             let obs = s.observations.iter().enumerate();
@@ -360,70 +362,67 @@ impl<'s, 'a> Rows<'s, 'a> {
             .collect()
     }
 
-    /// The calls table.
-    pub fn calls(&self) -> Vec<CallRow<'s>> {
+    /// The calls table's row of the `k`th call, `c`.
+    pub fn call(&self, k: usize, c: CallSrc) -> CallRow<'s> {
         let s = self.s;
-        let mut out = Vec::new();
-        for (k, c) in self.call_sources().into_iter().enumerate() {
-            let row = match c {
-                CallSrc::Entry(i) => {
-                    let e: &'s Entry<'a> = s.entry(i);
-                    let Some(m) = e.message.as_deref() else { continue };
-                    let (provider, model, u) = (m.provider(), m.model(), m.usage());
-                    let at = entry_time(e);
-                    let since = s.tree.parent(i).and_then(|p| entry_time(s.entry(p)));
-                    CallRow {
-                        head: self.head,
-                        call_index: k as u64,
-                        entry_id: Some(IdText(&e.id)),
-                        run_id: None,
-                        line: e.line,
-                        timestamp: Stamp(at),
-                        timestamp_ms: at,
-                        provider,
-                        model,
-                        stop_reason: m.stop_reason(),
-                        outcome: match m.stop_reason() {
-                            Some("error") => "error",
-                            Some("aborted") => "aborted",
-                            _ => "ok",
-                        },
-                        duration_ms: elapsed(since, at),
-                        tokens: Tokens::of(u),
-                        cost: CostCols::of(u, provider, model),
-                    }
+        match c {
+            CallSrc::Entry(i) => {
+                let e: &'s Entry<'a> = s.entry(i);
+                let m = e.message.as_deref();
+                let (provider, model, u) =
+                    (m.and_then(|m| m.provider()), m.and_then(|m| m.model()), m.and_then(|m| m.usage()));
+                let stop_reason = m.and_then(|m| m.stop_reason());
+                let at = entry_time(e);
+                let since = s.tree.parent(i).and_then(|p| entry_time(s.entry(p)));
+                CallRow {
+                    head: self.head,
+                    call_index: k as u64,
+                    entry_id: Some(IdText(&e.id)),
+                    run_id: None,
+                    line: e.line,
+                    timestamp: Stamp(at),
+                    timestamp_ms: at,
+                    provider,
+                    model,
+                    stop_reason,
+                    outcome: match stop_reason {
+                        Some("error") => "error",
+                        Some("aborted") => "aborted",
+                        _ => "ok",
+                    },
+                    duration_ms: elapsed(since, at),
+                    tokens: Tokens::of(u),
+                    cost: CostCols::of(u, provider, model),
                 }
-                CallSrc::Observed(k_obs) => {
-                    let o: &'s Observation<'a> = &s.observations[k_obs as usize];
-                    let (provider, model, u) = (o.provider.as_deref(), o.model.as_deref(), o.usage.as_ref());
-                    CallRow {
-                        head: self.head,
-                        call_index: k as u64,
-                        entry_id: None,
-                        run_id: o.run_id.as_deref(),
-                        line: o.line,
-                        timestamp: Stamp(o.ts),
-                        timestamp_ms: o.ts,
-                        provider,
-                        model,
-                        stop_reason: o.stop_reason.as_deref(),
-                        outcome: outcome_name(o.outcome.as_ref()),
-                        duration_ms: o.duration_ms,
-                        tokens: Tokens::of(u),
-                        cost: CostCols::observed(u, provider, model),
-                    }
+            }
+            CallSrc::Observed(k_obs) => {
+                let o: &'s Observation<'a> = &s.observations[k_obs as usize];
+                let (provider, model, u) = (o.provider.as_deref(), o.model.as_deref(), o.usage.as_ref());
+                CallRow {
+                    head: self.head,
+                    call_index: k as u64,
+                    entry_id: None,
+                    run_id: o.run_id.as_deref(),
+                    line: o.line,
+                    timestamp: Stamp(o.ts),
+                    timestamp_ms: o.ts,
+                    provider,
+                    model,
+                    stop_reason: o.stop_reason.as_deref(),
+                    outcome: outcome_name(o.outcome.as_ref()),
+                    duration_ms: o.duration_ms,
+                    tokens: Tokens::of(u),
+                    cost: CostCols::observed(u, provider, model),
                 }
-            };
-            out.push(row);
+            }
         }
-        out
     }
 
     /// Tool calls paired with their results by call id (file-wide, as [`crate::pairing`]
     /// does): a result takes the first call of its id not taken yet; a call no result takes
     /// and a result no call is there for make rows of their own. Ordered by the line of the
     /// call (a lone result: its own line).
-    fn tool_sources(&self) -> Vec<ToolSrc> {
+    pub fn tool_sources(&self) -> Vec<ToolSrc> {
         let s = self.s;
         if s.observed {
             let obs = s.observations.iter().enumerate();
@@ -484,84 +483,79 @@ impl<'s, 'a> Rows<'s, 'a> {
         out.into_iter().map(|(_, t)| t).collect()
     }
 
-    /// The tools table.
-    pub fn tools(&self) -> Vec<ToolRow<'s>> {
+    /// The tools table's row of the `k`th tool call or result, `src`.
+    pub fn tool(&self, k: usize, src: ToolSrc) -> ToolRow<'s> {
         let s = self.s;
-        let mut out = Vec::new();
-        for (k, src) in self.tool_sources().into_iter().enumerate() {
-            let row = match src {
-                ToolSrc::Pair { call, result } => {
-                    let ce: Option<&'s Entry<'a>> = call.map(|(i, _)| s.entry(i));
-                    let cm = ce.and_then(|e| e.message.as_deref());
-                    let c = call.and_then(|(_, j)| cm?.tool_calls.get(j as usize));
-                    let re: Option<&'s Entry<'a>> = result.map(|(i, _)| s.entry(i));
-                    let r = result.and_then(|(_, j)| re?.message.as_deref()?.tool_results.get(j as usize));
-                    let outcome = match r {
-                        Some(r) if r.is_error => "error",
-                        Some(_) => "ok",
-                        None if cm.is_some_and(|m| m.tools_ran()) => "missing_result",
-                        None => "not_run",
-                    };
-                    let (ct, rt) = (ce.and_then(entry_time), re.and_then(entry_time));
-                    let at = if ce.is_some() { ct } else { rt };
-                    let first = ce.or(re).expect("a tool row has a call or a result");
-                    ToolRow {
-                        head: self.head,
-                        tool_index: k as u64,
-                        // What `stats` groups by: the name the result gives, else the call's.
-                        tool: match r {
-                            Some(r) => r.tool_name.as_deref(),
-                            None => c.and_then(|c| c.name.as_deref()),
-                        },
-                        call_id: c.and_then(|c| c.id.as_deref()).or_else(|| r.and_then(|r| r.call_id.as_deref())),
-                        outcome,
-                        is_error: outcome == "error",
-                        counted: r.is_some(),
-                        line: first.line,
-                        timestamp: Stamp(at),
-                        timestamp_ms: at,
-                        duration_ms: if ce.is_some() { elapsed(ct, rt) } else { None },
-                        call_entry_id: ce.map(|e| IdText(&e.id)),
-                        call_line: ce.map(|e| e.line),
-                        result_entry_id: re.map(|e| IdText(&e.id)),
-                        result_line: re.map(|e| e.line),
-                        run_id: None,
-                        call_seq: None,
-                        bytes_in: None,
-                        bytes_out: None,
-                        offloaded: r.map(|r| r.offloaded_path.is_some()),
-                    }
+        match src {
+            ToolSrc::Pair { call, result } => {
+                let ce: Option<&'s Entry<'a>> = call.map(|(i, _)| s.entry(i));
+                let cm = ce.and_then(|e| e.message.as_deref());
+                let c = call.and_then(|(_, j)| cm?.tool_calls.get(j as usize));
+                let re: Option<&'s Entry<'a>> = result.map(|(i, _)| s.entry(i));
+                let r = result.and_then(|(_, j)| re?.message.as_deref()?.tool_results.get(j as usize));
+                let outcome = match r {
+                    Some(r) if r.is_error => "error",
+                    Some(_) => "ok",
+                    None if cm.is_some_and(|m| m.tools_ran()) => "missing_result",
+                    None => "not_run",
+                };
+                let (ct, rt) = (ce.and_then(entry_time), re.and_then(entry_time));
+                let at = if ce.is_some() { ct } else { rt };
+                let first = ce.or(re).expect("a tool row has a call or a result");
+                ToolRow {
+                    head: self.head,
+                    tool_index: k as u64,
+                    // What `stats` groups by: the name the result gives, else the call's.
+                    tool: match r {
+                        Some(r) => r.tool_name.as_deref(),
+                        None => c.and_then(|c| c.name.as_deref()),
+                    },
+                    call_id: c.and_then(|c| c.id.as_deref()).or_else(|| r.and_then(|r| r.call_id.as_deref())),
+                    outcome,
+                    is_error: outcome == "error",
+                    counted: r.is_some(),
+                    line: first.line,
+                    timestamp: Stamp(at),
+                    timestamp_ms: at,
+                    duration_ms: if ce.is_some() { elapsed(ct, rt) } else { None },
+                    call_entry_id: ce.map(|e| IdText(&e.id)),
+                    call_line: ce.map(|e| e.line),
+                    result_entry_id: re.map(|e| IdText(&e.id)),
+                    result_line: re.map(|e| e.line),
+                    run_id: None,
+                    call_seq: None,
+                    bytes_in: None,
+                    bytes_out: None,
+                    offloaded: r.map(|r| r.offloaded_path.is_some()),
                 }
-                ToolSrc::Observed(k_obs) => {
-                    let o: &'s Observation<'a> = &s.observations[k_obs as usize];
-                    let outcome = outcome_name(o.outcome.as_ref());
-                    ToolRow {
-                        head: self.head,
-                        tool_index: k as u64,
-                        tool: o.tool.as_deref(),
-                        call_id: None,
-                        outcome,
-                        is_error: outcome == "error",
-                        counted: true,
-                        line: o.line,
-                        timestamp: Stamp(o.ts),
-                        timestamp_ms: o.ts,
-                        duration_ms: o.duration_ms,
-                        call_entry_id: None,
-                        call_line: None,
-                        result_entry_id: None,
-                        result_line: None,
-                        run_id: o.run_id.as_deref(),
-                        call_seq: o.call_seq,
-                        bytes_in: o.bytes_in,
-                        bytes_out: o.bytes_out,
-                        offloaded: None,
-                    }
+            }
+            ToolSrc::Observed(k_obs) => {
+                let o: &'s Observation<'a> = &s.observations[k_obs as usize];
+                let outcome = outcome_name(o.outcome.as_ref());
+                ToolRow {
+                    head: self.head,
+                    tool_index: k as u64,
+                    tool: o.tool.as_deref(),
+                    call_id: None,
+                    outcome,
+                    is_error: outcome == "error",
+                    counted: true,
+                    line: o.line,
+                    timestamp: Stamp(o.ts),
+                    timestamp_ms: o.ts,
+                    duration_ms: o.duration_ms,
+                    call_entry_id: None,
+                    call_line: None,
+                    result_entry_id: None,
+                    result_line: None,
+                    run_id: o.run_id.as_deref(),
+                    call_seq: o.call_seq,
+                    bytes_in: o.bytes_in,
+                    bytes_out: o.bytes_out,
+                    offloaded: None,
                 }
-            };
-            out.push(row);
+            }
         }
-        out
     }
 
     /// The trace of the session (crab: its runs; the others: the branch to the latest
@@ -690,8 +684,8 @@ impl<'s, 'a> Rows<'s, 'a> {
         let s = self.s;
         let st = SessionStats::of(s, &crate::stats::Options::default());
         let h = s.header.as_ref();
-        let calls = self.calls();
-        let with_cost = calls.iter().filter(|c| c.cost.cost.is_some()).count() as u64;
+        let calls = self.call_sources().into_iter().enumerate();
+        let with_cost = calls.filter(|&(k, c)| self.call(k, c).cost.cost.is_some()).count() as u64;
         SessionRow {
             head: self.head,
             title: h.and_then(|h| h.title.as_ref()).map(|t| t.decode()),

@@ -146,12 +146,12 @@ fn one(
         match table {
             RowsTable::Entries => json::write_lines(r.entries(), ROW_BYTES, |i| r.entry(i as Ix), &mut emit),
             RowsTable::Calls => {
-                let rows = r.calls();
-                json::write_lines(rows.len(), ROW_BYTES, |i| &rows[i], &mut emit)
+                let calls = r.call_sources();
+                json::write_lines(calls.len(), ROW_BYTES, |k| r.call(k, calls[k]), &mut emit)
             }
             RowsTable::Tools => {
-                let rows = r.tools();
-                json::write_lines(rows.len(), ROW_BYTES, |i| &rows[i], &mut emit)
+                let tools = r.tool_sources();
+                json::write_lines(tools.len(), ROW_BYTES, |k| r.tool(k, tools[k]), &mut emit)
             }
             RowsTable::Spans => {
                 let t = r.trace();
