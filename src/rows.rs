@@ -752,7 +752,6 @@ fn outcome_name(o: Option<&Outcome<'_>>) -> &'static str {
     }
 }
 
-/// A JSON id (string or integer) as text; null stays null.
 /// A JSON value as a text column: a string as it is, null as null, any other value (a
 /// number) as its JSON text.
 #[derive(Clone, Copy)]
