@@ -559,9 +559,10 @@ impl<'s, 'a> Rows<'s, 'a> {
     }
 
     /// The trace of the session (crab: its runs; the others: the branch to the latest
-    /// entry), to be turned into rows with [`Rows::run_rows`].
+    /// entry), to be turned into rows with [`Rows::run_rows`]: without the prompts and tool
+    /// arguments, which no row shows ([`trace::Texts::Errors`]).
     pub fn trace(&self) -> trace::Trace<'s> {
-        trace::trace(self.s, None)
+        trace::trace_with(self.s, None, trace::Texts::Errors)
     }
 
     /// The spans table's rows of the run `run`, the `ri`th of its trace: a row for the run,
@@ -794,5 +795,42 @@ mod tests {
         assert_eq!(j(&Id::Int(u64::MAX)), r#""18446744073709551615""#);
         assert_eq!(j(&Id::Int(3)), r#""3""#);
         assert_eq!(j(&Id::copied("a\"b")), r#""a\"b""#);
+    }
+
+    /// The spans table is made from a trace that reads back only why calls failed: its rows
+    /// are those the whole trace gives, over every bundled and real session.
+    #[test]
+    fn the_spans_table_is_the_same_without_prompts_and_arguments() {
+        let rows_of = |r: &Rows<'_, '_>, t: &trace::Trace<'_>| -> Vec<u8> {
+            let mut out = Vec::new();
+            for (i, run) in t.runs.iter().enumerate() {
+                for row in r.run_rows(i, run) {
+                    serde_json::to_writer(&mut out, &row).unwrap();
+                    out.push(b'\n');
+                }
+            }
+            out
+        };
+        let (mut traced, mut skipped, mut errors) = (0, 0, 0);
+        for p in crate::test_corpus::session_files() {
+            let Ok(src) = crate::source::Source::from_bytes("t", std::fs::read(&p).unwrap()) else { continue };
+            let Ok(s) = Session::load(&src, None) else { continue };
+            let r = Rows::new(&s);
+            let whole = trace::trace(&s, None);
+            let lean = r.trace();
+            assert_eq!(rows_of(&r, &lean), rows_of(&r, &whole), "{}", p.display());
+            fn spans<'t>(t: &'t trace::Trace<'_>) -> impl Iterator<Item = &'t trace::Span<'t>> {
+                t.runs.iter().flat_map(|run| run.spans.iter())
+            }
+            let shown = |t: &trace::Trace<'_>| {
+                t.runs.iter().filter(|run| run.prompt.is_some()).count()
+                    + spans(t).filter(|sp| matches!(&sp.detail, Detail::Tool { argument: Some(_), .. })).count()
+            };
+            assert_eq!(shown(&lean), 0, "{}", p.display());
+            traced += usize::from(!whole.runs.is_empty());
+            skipped += usize::from(shown(&whole) > 0);
+            errors += spans(&lean).filter(|sp| sp.error.is_some()).count();
+        }
+        assert!(traced > 20 && skipped > 10 && errors > 5, "{traced} traced, {skipped} with texts, {errors} errors");
     }
 }

@@ -164,14 +164,32 @@ impl Span<'_> {
     }
 }
 
+/// What a trace reads back from the lines beside the index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Texts {
+    /// All it shows: the runs' prompts, operator messages, the main argument of each tool
+    /// call, and why calls failed.
+    All,
+    /// Why calls failed, and nothing else (the spans table shows no prompt and no
+    /// argument): the lines of prompts and of the messages that make tool calls, a third of
+    /// a long branch, are not read again. The runs have no prompt, the tool spans no
+    /// argument, operator events no text; everything else is as [`Texts::All`] makes it.
+    Errors,
+}
+
 /// The trace of a session: crab from its observations, arcturn from the branch to `leaf`
 /// (default: the latest entry).
 pub fn trace<'s>(s: &'s Session<'_>, leaf: Option<Ix>) -> Trace<'s> {
+    trace_with(s, leaf, Texts::All)
+}
+
+/// [`trace`], reading back only `texts` from the lines.
+pub fn trace_with<'s>(s: &'s Session<'_>, leaf: Option<Ix>, texts: Texts) -> Trace<'s> {
     if s.observed {
-        return crab(s);
+        return crab(s, texts);
     }
     match leaf.or_else(|| s.tree.latest()) {
-        Some(l) => arcturn(s, l),
+        Some(l) => arcturn(s, l, texts),
         None => Trace::default(),
     }
 }
@@ -186,7 +204,7 @@ fn outcome_of(o: Option<&Outcome<'_>>) -> (SpanOutcome, Option<String>) {
     }
 }
 
-fn crab<'s>(s: &'s Session<'_>) -> Trace<'s> {
+fn crab<'s>(s: &'s Session<'_>, texts: Texts) -> Trace<'s> {
     // Group by run id in order of first appearance; records without one share a group.
     let mut groups: Vec<Vec<&Observation<'_>>> = Vec::new();
     let mut by_id: HashMap<Option<&str>, usize> = HashMap::new();
@@ -197,7 +215,7 @@ fn crab<'s>(s: &'s Session<'_>) -> Trace<'s> {
         });
         groups[g].push(o);
     }
-    let prompts = crab_prompts(s);
+    let prompts = if texts == Texts::All { crab_prompts(s) } else { Vec::new() };
     let runs = groups.into_iter().map(|g| crab_run(s, &g, &prompts)).collect();
     Trace { leaf: None, runs }
 }
@@ -342,9 +360,9 @@ fn tally(run: &mut Run) {
     run.usage.cost = None;
 }
 
-fn arcturn<'s>(s: &'s Session<'_>, leaf: Ix) -> Trace<'s> {
+fn arcturn<'s>(s: &'s Session<'_>, leaf: Ix, texts: Texts) -> Trace<'s> {
     let path = s.tree.path(leaf);
-    let steps = Steps::of(s, &path);
+    let steps = Steps::of(s, &path, texts);
     let mut b = Runs::default();
     let taken = ahead::items(
         path.len(),
@@ -491,10 +509,11 @@ struct Steps<'s, 'p> {
     times: Vec<Option<i64>>,
     /// The last time before each entry.
     before: Vec<Option<i64>>,
+    texts: Texts,
 }
 
 impl<'s, 'p> Steps<'s, 'p> {
-    fn of(s: &'s Session<'_>, path: &'p [Ix]) -> Self {
+    fn of(s: &'s Session<'_>, path: &'p [Ix], texts: Texts) -> Self {
         let times: Vec<Option<i64>> = path
             .iter()
             .map(|&i| {
@@ -510,14 +529,14 @@ impl<'s, 'p> Steps<'s, 'p> {
                 Some(prev)
             })
             .collect();
-        Steps { s, path, times, before }
+        Steps { s, path, times, before, texts }
     }
 
     /// The step of the `p`th entry of the path.
     fn step(&self, p: usize) -> Step<'s> {
         let i = self.path[p];
         let e = self.s.entry(i);
-        let mut payload = payload(self.s, i);
+        let mut payload = payload(self.s, i, self.texts);
         let arguments = std::mem::take(&mut payload.arguments);
         let user = e.message.as_ref().is_some_and(|m| m.role == Role::User);
         let (prompt, span) = if user {
@@ -535,16 +554,19 @@ impl<'s, 'p> Steps<'s, 'p> {
 
 /// What the payload of an entry on the traced path shows. Only the lines whose payload shows
 /// are read: prompts and operator messages, messages with tool calls (for their arguments;
-/// the index records which those are), and failed model and tool calls.
-fn payload(s: &Session<'_>, i: Ix) -> Payload {
+/// the index records which those are), and failed model and tool calls; with
+/// [`Texts::Errors`], the failed calls only.
+fn payload(s: &Session<'_>, i: Ix, texts: Texts) -> Payload {
     let Some(m) = s.entry(i).message.as_ref() else { return Payload::default() };
-    let prompt = matches!(m.role, Role::User | Role::System);
+    let all = texts == Texts::All;
+    let prompt = all && matches!(m.role, Role::User | Role::System);
+    let arguments = all && !m.tool_calls.is_empty();
     let failed = match m.role {
         Role::Assistant => m.stop_reason() == Some("error"),
         Role::ToolResult => m.tool_results.first().is_some_and(|r| r.is_error),
         _ => false,
     };
-    if !prompt && !failed && m.tool_calls.is_empty() {
+    if !prompt && !failed && !arguments {
         return Payload::default();
     }
     let content = s.content(i).ok();
@@ -559,7 +581,7 @@ fn payload(s: &Session<'_>, i: Ix) -> Payload {
     Payload {
         prompt: prompt.then(|| c.and_then(prompt_of)).flatten(),
         error,
-        arguments: c.map(call_arguments).unwrap_or_default(),
+        arguments: if arguments { c.map(call_arguments).unwrap_or_default() } else { Vec::new() },
     }
 }
 
