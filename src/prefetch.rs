@@ -23,6 +23,12 @@ pub fn text(s: &str) {
     bytes(s.as_ptr());
 }
 
+/// Ask for the first bytes of the value `r` refers to.
+#[inline(always)]
+pub fn value<T>(r: &T) {
+    bytes((r as *const T).cast());
+}
+
 /// Ask for the cache line at `p`, without waiting for it.
 #[inline(always)]
 fn bytes(p: *const u8) {

@@ -155,7 +155,14 @@ fn one(
             }
             RowsTable::Spans => {
                 let t = r.trace();
-                json::write_line_groups(t.runs.len(), RUN_ROWS_BYTES, |i| r.run_rows(i, &t.runs[i]), &mut emit)
+                let rows = |i: usize| {
+                    // The next run's texts are asked for while this one's rows are made.
+                    if let Some(next) = t.runs.get(i + 1) {
+                        Rows::prefetch_run(next);
+                    }
+                    r.run_rows(i, &t.runs[i])
+                };
+                json::write_line_groups(t.runs.len(), RUN_ROWS_BYTES, rows, &mut emit)
             }
             RowsTable::Sessions => json::write_lines(1, ROW_BYTES, |_| r.session(), &mut emit),
         }
