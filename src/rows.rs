@@ -565,29 +565,6 @@ impl<'s, 'a> Rows<'s, 'a> {
         trace::trace_with(self.s, None, trace::Texts::Errors)
     }
 
-    /// Ask for what [`Rows::run_rows`] reads of `run` beyond the run itself: the texts of its
-    /// spans (borrowed from their lines, all over the file), their entries' ids and the
-    /// usage their calls recorded ([`crate::prefetch`]).
-    pub fn prefetch_run(run: &trace::Run<'s>) {
-        for sp in &run.spans {
-            if let Some(id) = sp.entry_id {
-                prefetch::value(id);
-            }
-            match &sp.detail {
-                Detail::Llm { provider, model, stop_reason, recorded, .. } => {
-                    [provider, model, stop_reason].into_iter().flatten().for_each(|t| prefetch::text(t));
-                    if let Some(u) = recorded {
-                        prefetch::value(*u);
-                    }
-                }
-                Detail::Tool { tool, tool_call_id, .. } => {
-                    [tool, tool_call_id].into_iter().flatten().for_each(|t| prefetch::text(t));
-                }
-                Detail::Event { obs, .. } => prefetch::text(obs),
-            }
-        }
-    }
-
     /// The spans table's rows of the run `run`, the `ri`th of its trace: a row for the run,
     /// then a row per span of it.
     pub fn run_rows<'t>(&self, ri: usize, run: &'t trace::Run<'s>) -> Vec<SpanRow<'t>>

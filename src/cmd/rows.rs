@@ -158,7 +158,7 @@ fn one(
                 let rows = |i: usize| {
                     // The next run's texts are asked for while this one's rows are made.
                     if let Some(next) = t.runs.get(i + 1) {
-                        Rows::prefetch_run(next);
+                        next.prefetch();
                     }
                     r.run_rows(i, &t.runs[i])
                 };
