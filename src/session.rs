@@ -40,6 +40,9 @@ pub struct Session<'a> {
     pub findings: Vec<Finding>,
     /// The lines the load checked as UTF-8, as text ([`Session::line_text`]).
     checked: format::Checked<'a>,
+    /// Each entry's role, after a load that kept only the roles of the messages
+    /// ([`Detail::Roles`]): [`Session::role_name`] reads it.
+    roles: Vec<u8>,
 }
 
 impl<'a> Session<'a> {
@@ -129,6 +132,7 @@ impl<'a> Session<'a> {
             tree,
             findings,
             checked: d.checked,
+            roles: d.roles,
         })
     }
 
@@ -139,6 +143,17 @@ impl<'a> Session<'a> {
 
     pub fn entry(&self, i: Ix) -> &Entry<'a> {
         &self.entries[i as usize]
+    }
+
+    /// The role of entry `i`'s message as written; `None` for an entry without one. After a
+    /// load that kept only the roles ([`Detail::Roles`]), read from those.
+    pub fn role_name(&self, i: Ix) -> Option<&str> {
+        let e = self.entry(i);
+        match (&e.message, self.roles.get(i as usize)) {
+            (Some(m), _) => Some(m.role_name()),
+            (None, Some(&at)) if at != format::NO_ROLE => crate::model::ROLE_NAMES.get(usize::from(at)).copied(),
+            _ => None,
+        }
     }
 
     /// The id entry `i` names as its parent (`None` for a root), whether or not an entry

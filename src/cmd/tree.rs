@@ -5,13 +5,15 @@ use std::io::Write;
 use super::{io_err, Ctx, Outcome};
 use crate::cli::TreeArgs;
 use crate::error::Result;
+use crate::format::Detail;
 use crate::render::lines;
 use crate::view::tree::TreeView;
 
 pub fn run(ctx: &Ctx, a: &TreeArgs, out: &mut dyn Write) -> Result<Outcome> {
     let src = ctx.open(a.file.as_deref())?;
-    let s = ctx.load(src)?;
     let human = !ctx.global.json;
+    // The JSON shows each entry's role and nothing else of its message.
+    let s = if human { ctx.load(src)? } else { ctx.load_with(src, Detail::Roles)? };
     let view = TreeView::of(&s, human, a.collapse);
     if human {
         lines::write(out, view.lines(), ctx.width, &ctx.palette).map_err(io_err)?;

@@ -1053,7 +1053,7 @@ fn attach_result<'a>(
     let Some(e) = rest[0].as_mut() else { return };
     e.set_parent(Some(parent_id));
     last_result.insert(from, r);
-    if detail == Detail::Index {
+    if !detail.keeps_messages() {
         // The messages are let go after the pass: no view shows the names.
         return;
     }

@@ -727,7 +727,7 @@ impl<'a> Stitch<'a> for Pass<'a> {
                 ));
             }
         }
-        if detail == Detail::Full {
+        if detail.keeps_messages() {
             name_results(&mut d.entries);
         }
         d.header = header;

@@ -33,7 +33,7 @@ use serde::de::IgnoredAny;
 use crate::content::Content;
 use crate::error::{Error, Result};
 use crate::finding::{Code, Finding};
-use crate::model::{Entry, Format, Header, Id, Kind, Message, Observation, ToolSide, ToolUse};
+use crate::model::{Entry, Format, Header, Id, Kind, Message, Observation, ToolSide, ToolUse, OTHER_ROLE};
 use crate::pairing::Pairer;
 use crate::source::{Line, Source};
 
@@ -83,9 +83,20 @@ pub enum Detail {
     /// ([`Decoder::line_messages`]), for a view that shows a few of them and reads those
     /// back ([`crate::session::Session::read_back`]); [`Detail::Full`] in the others.
     Shown,
+    /// [`Detail::Index`], and each message's role, a byte an entry beside the entries
+    /// ([`Decoded::roles`]), for a view that shows every entry's role and nothing else of
+    /// its message (`tree --json`). A message whose role is not one of [`ROLE_NAMES`] is
+    /// kept whole, for its name.
+    Roles,
 }
 
 impl Detail {
+    /// Whether a load asked for `self` keeps the messages it decodes (those of unknown roles
+    /// aside).
+    pub fn keeps_messages(self) -> bool {
+        self == Detail::Full
+    }
+
     /// What a load asked for `self` keeps of a `format` file: [`Detail::Shown`] is one of the
     /// others.
     pub fn kept_in(self, format: Format) -> Detail {
@@ -310,6 +321,25 @@ pub struct Decoded<'a> {
     pub findings: Vec<Finding>,
     /// The text of the lines checked as UTF-8 by the decode, for views that read a line again.
     pub checked: Checked<'a>,
+    /// With [`Detail::Roles`], each entry's role as its place in [`ROLE_NAMES`], or
+    /// [`NO_ROLE`] where the entry has no message or has kept it (a role of another name);
+    /// else empty.
+    pub roles: Vec<u8>,
+}
+
+/// In [`Decoded::roles`]: the entry has no message, or kept it.
+pub const NO_ROLE: u8 = OTHER_ROLE;
+
+/// What [`Decoded::roles`] holds for `e`, whose message is then let go unless its role is
+/// not one of [`ROLE_NAMES`].
+fn take_role(e: &mut Entry<'_>) -> u8 {
+    match e.message.as_ref().map(|m| m.role_at) {
+        Some(OTHER_ROLE) | None => NO_ROLE,
+        Some(at) => {
+            e.message = None;
+            at
+        }
+    }
 }
 
 /// The runs of lines the decode found valid UTF-8 ([`Utf8Run`]), with where each starts in
@@ -427,9 +457,11 @@ fn fold<'a>(
         let (before, rest) = d.entries.split_at_mut(i);
         rest[0].link_parent(&before[i - 1]);
     }
-    if detail == Detail::Index {
+    match detail {
         // Hundreds of thousands of frees: on every worker.
-        d.entries.par_iter_mut().for_each(|e| e.message = None);
+        Detail::Index => d.entries.par_iter_mut().for_each(|e| e.message = None),
+        Detail::Roles => d.roles = d.entries.par_iter_mut().map(take_role).collect(),
+        Detail::Full | Detail::Shown => {}
     }
     d.findings.sort_by_key(|f| (f.line.unwrap_or(0), f.code));
     d
@@ -488,6 +520,8 @@ struct Part<'a> {
     last_content: Option<(u32, bool)>,
     findings: Vec<Finding>,
     utf8: Utf8Run<'a>,
+    /// With [`Detail::Roles`], the role of each entry ([`Decoded::roles`]).
+    roles: Vec<u8>,
 }
 
 /// The UTF-8 check of a chunk's lines, a run of lines at a time: one call of the validator
@@ -592,10 +626,12 @@ impl<'a> Part<'a> {
                 if let Some(before) = self.entries.last().filter(|_| self.link) {
                     e.link_parent(before);
                 }
-                if self.detail == Detail::Index {
-                    // Decoded and checked, then let go at once: the allocator hands the
-                    // same memory to the next line instead of fresh pages.
-                    e.message = None;
+                // Decoded and checked, then let go at once: the allocator hands the same
+                // memory to the next line instead of fresh pages.
+                match self.detail {
+                    Detail::Index => e.message = None,
+                    Detail::Roles => self.roles.push(take_role(&mut e)),
+                    Detail::Full | Detail::Shown => {}
                 }
                 self.entries.push(e);
             }
@@ -867,6 +903,7 @@ impl<'a> Merger<'a> {
                 blank_lines: 0,
                 findings: Vec::new(),
                 checked: Checked::default(),
+                roles: Vec::new(),
             },
             parts: 0,
             total,
@@ -934,6 +971,7 @@ impl<'a> Merger<'a> {
                     first.link_parent(before);
                 }
                 let entries = d.entries.len() as u32;
+                d.roles.extend(p.roles);
                 d.entries.extend(p.entries.into_iter().map(|mut e| {
                     e.line += lines;
                     e
@@ -1302,6 +1340,51 @@ mod tests {
             assert_eq!(d.checked.line(bytes, sp.clone()), std::str::from_utf8(&bytes[sp.clone()]).ok(), "{sp:?}");
         }
         assert_eq!(d.checked.line(bytes, spans[25_000].clone()), None);
+    }
+
+    /// A load that keeps only the roles ([`Detail::Roles`]) has each entry's role where a
+    /// full load has its message, in a file split into parts on every worker: roles of
+    /// known names as a byte (the message let go), others with their message kept, none
+    /// for an entry without a message; damaged lines between them shift nothing.
+    #[test]
+    fn a_roles_load_has_every_entry_s_role_in_its_place() {
+        let roles = ["user", "assistant", "toolResult", "narrator"];
+        let mut body = Vec::new();
+        for i in 0..60_000 {
+            let line = match i % 11 {
+                3 => format!(r#"{{"kind":"label","id":"e{i}","parentId":null,"targetId":"e0","label":"x"}}"#),
+                7 => "{not json".to_string(),
+                _ => format!(
+                    r#"{{"kind":"message","id":"e{i}","parentId":null,"message":{{"role":"{}","content":"{}"}}}}"#,
+                    roles[i % 4],
+                    "words ".repeat(i % 13)
+                ),
+            };
+            body.extend_from_slice(line.as_bytes());
+            body.push(b'\n');
+        }
+        assert!(body.len() > PARALLEL_MIN_BYTES, "{} bytes: the decode must split the file", body.len());
+        let source = Source::from_bytes("t.jsonl", body).unwrap();
+        let full = decode(&source, Some(Format::Arcturn), Detail::Full, Uses::Unlisted).unwrap();
+        let lean = decode(&source, Some(Format::Arcturn), Detail::Roles, Uses::Unlisted).unwrap();
+        assert_eq!(lean.entries.len(), full.entries.len());
+        assert_eq!(lean.roles.len(), full.entries.len());
+        let mut known = 0;
+        for ((f, l), &at) in full.entries.iter().zip(&lean.entries).zip(&lean.roles) {
+            assert_eq!(f.line, l.line);
+            match f.message.as_ref().map(|m| m.role_name()) {
+                Some("narrator") => {
+                    assert!(at == NO_ROLE && l.message.as_ref().is_some_and(|m| m.role_name() == "narrator"))
+                }
+                Some(name) => {
+                    assert!(l.message.is_none(), "line {}", f.line);
+                    assert_eq!(crate::model::ROLE_NAMES[usize::from(at)], name, "line {}", f.line);
+                    known += 1;
+                }
+                None => assert!(at == NO_ROLE && l.message.is_none()),
+            }
+        }
+        assert!(known > 30_000, "{known}");
     }
 
     #[test]

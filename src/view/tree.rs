@@ -68,7 +68,7 @@ impl<'s, 'a> Node<'s, 'a> {
             line: e.line,
             depth: s.tree.depth(i),
             kind: e.kind_name(),
-            role: e.role_name(),
+            role: s.role_name(i),
             children: Children { s, of: i },
             synthetic_id: e.synthetic_id,
             label: e.extra.as_ref().and_then(|x| x.label.as_deref()),
@@ -350,5 +350,49 @@ mod tests {
         assert_eq!(span.fit, Fit::Connectors { levels: 101 });
         assert_eq!(span.text.chars().count(), CONNECTOR_COLUMNS / 3 * 3);
         assert!(span.text.ends_with("│  └─ "), "innermost last: {}", span.text);
+    }
+
+    /// `tree --json` loads only the roles of the messages ([`crate::format::Detail::Roles`]):
+    /// its document is the one a full load gives, over every bundled and real session and a
+    /// session with a role of no known name (whose message is kept, for the name).
+    #[test]
+    fn the_json_tree_is_the_same_from_the_roles_alone() {
+        use crate::format::{Detail, Uses};
+        use crate::source::Source;
+        let json = |s: &Session<'_>| {
+            let mut out = Vec::new();
+            TreeView::of(s, false, None).write_json(&mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let odd = concat!(
+            r#"{"kind":"session","version":1,"id":"s-1","timestamp":"2026-10-01T08:00:00.000Z"}"#,
+            "\n",
+            r#"{"kind":"message","id":"a1","parentId":null,"timestamp":"2026-10-01T08:00:01.000Z","message":{"role":"narrator","content":"once"}}"#,
+            "\n",
+            r#"{"kind":"message","id":"a2","parentId":"a1","timestamp":"2026-10-01T08:00:02.000Z","message":{"role":"user","content":"hi"}}"#,
+            "\n",
+            r#"{"kind":"label","id":"a3","parentId":"a2","timestamp":"2026-10-01T08:00:03.000Z","targetId":"a1","label":"start"}"#,
+            "\n",
+        );
+        let mut inputs = vec![("a role of no known name".to_string(), odd.as_bytes().to_vec())];
+        for p in crate::test_corpus::session_files() {
+            inputs.push((p.display().to_string(), std::fs::read(&p).unwrap()));
+        }
+        let (mut compared, mut let_go) = (0, 0);
+        for (name, bytes) in inputs {
+            let Ok(src) = Source::from_bytes("t", bytes) else { continue };
+            let Ok(full) = Session::load(&src, None) else { continue };
+            let lean = Session::load_with(&src, None, Detail::Roles, Uses::Unlisted).unwrap();
+            assert_eq!(json(&lean), json(&full), "{name}");
+            if name == "a role of no known name" {
+                assert!(json(&lean).contains(r#""role":"narrator""#));
+                let kept: Vec<bool> = lean.entries.iter().map(|e| e.message.is_some()).collect();
+                assert_eq!(kept, [true, false, false]);
+            }
+            compared += 1;
+            let without = |s: &Session<'_>| s.entries.iter().filter(|e| e.message.is_none()).count();
+            let_go += without(&lean) - without(&full);
+        }
+        assert!(compared > 40 && let_go > 500, "{compared} sessions compared, {let_go} messages let go");
     }
 }
