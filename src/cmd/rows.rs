@@ -29,7 +29,7 @@ trait Sink {
     /// The input's finding and error lines, before any of its rows.
     fn messages(&mut self, lines: Vec<String>);
     /// The next chunk of the input's rows, in order.
-    fn rows(&mut self, chunk: Vec<u8>) -> io::Result<()>;
+    fn rows(&mut self, chunk: &mut Vec<u8>) -> io::Result<()>;
 }
 
 /// An input read beside others: its lines and rows are kept until the inputs before it
@@ -47,8 +47,8 @@ impl Sink for Kept {
         self.messages.extend(lines);
     }
 
-    fn rows(&mut self, chunk: Vec<u8>) -> io::Result<()> {
-        self.rows.push(chunk);
+    fn rows(&mut self, chunk: &mut Vec<u8>) -> io::Result<()> {
+        self.rows.push(std::mem::take(chunk));
         Ok(())
     }
 }
@@ -64,8 +64,8 @@ impl Sink for Written<'_, '_> {
         print_messages(self.ctx, &lines);
     }
 
-    fn rows(&mut self, chunk: Vec<u8>) -> io::Result<()> {
-        self.out.write_all(&chunk)
+    fn rows(&mut self, chunk: &mut Vec<u8>) -> io::Result<()> {
+        self.out.write_all(chunk)
     }
 }
 
@@ -142,7 +142,7 @@ fn one(
     tally.read(&s);
     let written = {
         let r = Rows::new(&s);
-        let mut emit = |chunk| sink.rows(chunk);
+        let mut emit = |chunk: &mut Vec<u8>| sink.rows(chunk);
         match table {
             RowsTable::Entries => json::write_lines(r.entries(), ROW_BYTES, |i| r.entry(i as Ix), &mut emit),
             RowsTable::Calls => {

@@ -3,6 +3,7 @@
 //! written as `\uXXXX` escapes: the same data, safe to print. Never coloured.
 
 use std::io::{self, Write};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -79,7 +80,7 @@ where
             w.write_all(b",")?;
         }
         first = false;
-        w.write_all(&part)
+        w.write_all(part)
     })?;
     w.write_all(b"]}\n")
 }
@@ -92,7 +93,7 @@ pub fn write_lines<T, F>(
     count: usize,
     line_bytes: usize,
     item: F,
-    emit: &mut dyn FnMut(Vec<u8>) -> io::Result<()>,
+    emit: &mut dyn FnMut(&mut Vec<u8>) -> io::Result<()>,
 ) -> io::Result<()>
 where
     T: Serialize,
@@ -108,7 +109,7 @@ pub fn write_line_groups<T, I, F>(
     count: usize,
     group_bytes: usize,
     group: F,
-    emit: &mut dyn FnMut(Vec<u8>) -> io::Result<()>,
+    emit: &mut dyn FnMut(&mut Vec<u8>) -> io::Result<()>,
 ) -> io::Result<()>
 where
     T: Serialize,
@@ -132,17 +133,24 @@ fn chunk_of(item_bytes: usize) -> usize {
 /// batches of serialized items, never all of them, and the workers serialize the next
 /// batch while this thread hands one to `emit` (which writes it to a pipe or a file, as
 /// long again on a fast reader).
+///
+/// `emit` may take a chunk's buffer (`std::mem::take`) to keep it; a buffer it leaves is
+/// emptied and serialized into again: a long output reuses the memory of two batches
+/// instead of asking for fresh memory for every batch, which the allocator, handing freed
+/// memory back after 10 ms ([`crate::allocator`]), had the system fault in and zero again.
 fn in_batches<F>(
     count: usize,
     chunk: usize,
     item_bytes: usize,
     each: F,
-    emit: &mut dyn FnMut(Vec<u8>) -> io::Result<()>,
+    emit: &mut dyn FnMut(&mut Vec<u8>) -> io::Result<()>,
 ) -> io::Result<()>
 where
     F: Fn(&mut Vec<u8>, usize) -> io::Result<()> + Sync,
 {
     let batch = chunk * 4 * rayon::current_num_threads().max(1);
+    // The buffers `emit` left, for the chunks still to serialize.
+    let spare: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
     let make = |k: usize| -> Vec<io::Result<Vec<u8>>> {
         let end = count.min((k + 1) * batch);
         (k * batch..end)
@@ -151,7 +159,8 @@ where
             .into_par_iter()
             .map(|start| {
                 let items = start..end.min(start + chunk);
-                let mut buf = Vec::with_capacity(items.len() * item_bytes);
+                let mut buf = spare.lock().ok().and_then(|mut s| s.pop()).unwrap_or_default();
+                buf.reserve(items.len() * item_bytes);
                 for i in items {
                     each(&mut buf, i)?;
                 }
@@ -159,7 +168,19 @@ where
             })
             .collect()
     };
-    ahead::each(count.div_ceil(batch), make, |parts| parts.into_iter().try_for_each(|part| emit(part?)))
+    ahead::each(count.div_ceil(batch), make, |parts| {
+        parts.into_iter().try_for_each(|part| {
+            let mut buf = part?;
+            emit(&mut buf)?;
+            if buf.capacity() > 0 {
+                buf.clear();
+                if let Ok(mut s) = spare.lock() {
+                    s.push(buf);
+                }
+            }
+            Ok(())
+        })
+    })
 }
 
 /// Items serialized to one buffer by one task of [`in_batches`].
@@ -356,7 +377,9 @@ mod tests {
 
     /// NDJSON written in batches is each item written alone, in order: off the workers
     /// (made while the one before is handed on) and on one (batch after batch), at counts
-    /// around the chunk and batch sizes. A failing hand-over stops the stream with its error.
+    /// around the chunk and batch sizes, whether the hand-over takes a chunk's buffer or
+    /// leaves it to be serialized into again. A failing hand-over stops the stream with its
+    /// error.
     #[test]
     fn lines_written_in_batches_are_each_item_written_alone() {
         use serde_json::json;
@@ -368,9 +391,16 @@ mod tests {
             for i in 0..n {
                 super::write(&mut want, &item(i), false).unwrap();
             }
+            // Every other chunk's buffer is taken, as a sink that keeps its rows takes
+            // them; the others are left, and serialized into again.
             let lines = |got: &mut Vec<u8>| {
+                let mut k = 0;
                 super::write_lines(n, 40, item, &mut |c| {
-                    got.extend(c);
+                    k += 1;
+                    match k % 2 {
+                        0 => got.extend(std::mem::take(c)),
+                        _ => got.extend_from_slice(c),
+                    }
                     Ok(())
                 })
             };
@@ -406,7 +436,7 @@ mod tests {
             for group_bytes in [super::NODE_BYTES, 16 * 1024, 1 << 20] {
                 let mut got = Vec::new();
                 super::write_line_groups(n, group_bytes, group, &mut |c| {
-                    got.extend(c);
+                    got.extend_from_slice(c);
                     Ok(())
                 })
                 .unwrap();
