@@ -2,6 +2,8 @@
 //! before: a long job whose results must be taken in order, one batch in hand and one being
 //! made, never all of them.
 
+use std::sync::Mutex;
+
 use rayon::prelude::*;
 
 /// Make batches `0..count` with `make` (which may itself work in parallel) and hand each to
@@ -37,14 +39,84 @@ where
 }
 
 /// [`each`] for batches of items made one by one: items `0..count`, `batch` to a batch,
-/// each made by `item` on every worker, handed to `take` a batch at a time.
-pub fn items<T, E, M, F>(count: usize, batch: usize, item: M, take: F) -> Result<(), E>
+/// each made by `item` on every worker, handed to `take` a batch at a time. `take` may
+/// leave the batch's list empty (`drain`): the list is then made into again, and a long job
+/// reuses the memory of two batches instead of asking for fresh memory for each, which the
+/// allocator, handing freed memory back after 10 ms ([`crate::allocator`]), had the system
+/// fault in and zero again.
+pub fn items<T, E, M, F>(count: usize, batch: usize, item: M, mut take: F) -> Result<(), E>
 where
     T: Send,
     M: Fn(usize) -> T + Sync,
-    F: FnMut(Vec<T>) -> Result<(), E>,
+    F: FnMut(&mut Vec<T>) -> Result<(), E>,
 {
     let batch = batch.max(1);
-    let make = |k: usize| (k * batch..count.min((k + 1) * batch)).into_par_iter().map(&item).collect::<Vec<T>>();
-    each(count.div_ceil(batch), make, take)
+    // Lists `take` left, for the batches still to make.
+    let spare: Mutex<Vec<Vec<T>>> = Mutex::new(Vec::new());
+    let make = |k: usize| {
+        let mut list = spare.lock().ok().and_then(|mut s| s.pop()).unwrap_or_default();
+        list.clear();
+        list.par_extend((k * batch..count.min((k + 1) * batch)).into_par_iter().map(&item));
+        list
+    };
+    each(count.div_ceil(batch), make, |mut list| {
+        take(&mut list)?;
+        if list.capacity() > 0 {
+            list.clear();
+            if let Ok(mut s) = spare.lock() {
+                s.push(list);
+            }
+        }
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every item is handed on once, in order, a batch at a time: off the workers and on
+    /// one, at counts around the batch size, whether `take` drains a batch's list (to be
+    /// made into again) or takes the list away. A failing `take` ends the job with its error,
+    /// and no batch is handed on after it.
+    #[test]
+    fn items_are_handed_on_once_in_order_whether_their_lists_are_drained_or_kept() {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let batch = 7;
+        for count in [0, 1, 6, 7, 8, 20, 21, 50] {
+            let run = || {
+                let (mut got, mut batches) = (Vec::new(), 0);
+                let done = super::items(
+                    count,
+                    batch,
+                    |i| format!("item {i}"),
+                    |list: &mut Vec<String>| {
+                        batches += 1;
+                        assert!(list.len() <= batch, "a batch of {} items", list.len());
+                        match batches % 2 {
+                            0 => got.extend(std::mem::take(list)),
+                            _ => got.append(list),
+                        }
+                        Ok::<(), ()>(())
+                    },
+                );
+                (done, got, batches)
+            };
+            let want: Vec<String> = (0..count).map(|i| format!("item {i}")).collect();
+            for (done, got, batches) in [run(), pool.install(run)] {
+                assert_eq!(done, Ok(()));
+                assert_eq!(got, want, "{count} items");
+                assert_eq!(batches, count.div_ceil(batch));
+            }
+        }
+        let mut handed = 0;
+        let failed = super::items(
+            50,
+            batch,
+            |i| i,
+            |_: &mut Vec<usize>| {
+                handed += 1;
+                Err("closed")
+            },
+        );
+        assert_eq!((failed, handed), (Err("closed"), 1));
+    }
 }

@@ -399,7 +399,7 @@ fn arcturn<'s>(s: &'s Session<'_>, leaf: Ix, texts: Texts) -> Trace<'s> {
         STEP_BATCH,
         |p| steps.step(p),
         |batch| {
-            batch.into_iter().for_each(|step| b.add(step));
+            batch.drain(..).for_each(|step| b.add(step));
             Ok::<(), std::convert::Infallible>(())
         },
     );
