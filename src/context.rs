@@ -21,6 +21,9 @@
 //! tool result text (or the stub that replaces it), a flat 4800 per image, a provider
 //! compaction block's summary, a server-tool block as JSON, and the synthetic summary text.
 
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
@@ -96,9 +99,9 @@ pub struct Sent {
     pub ix: Option<Ix>,
     #[serde(skip)]
     pub refusal: bool,
-    /// Path position (arcturn) or line (crab) used to decide what a compaction folds.
+    /// How many messages the walk pushed before this one ([`Walk`]); none for a summary.
     #[serde(skip)]
-    order: usize,
+    seq: usize,
     /// An assistant message (the rules that withhold thinking look only at those).
     #[serde(skip)]
     assistant: bool,
@@ -224,13 +227,47 @@ fn materialize_with(s: &Session<'_>, leaf: Ix, skip: Skip, mode: Mode) -> Result
 /// The walk down a path. A message goes into the list without its id and role written out
 /// (most are folded away by a later compaction on a long branch): [`Walk::finish`] writes
 /// them for the messages that are sent.
+///
+/// Every step costs what it adds or removes, never the length of the list, so that a file
+/// built with many compactions that keep a long tail, or many context edits over a long
+/// list, stays linear: a compaction takes what it folds off the front of the list's
+/// messages by order (each message once) and marks it, the marked messages being let go in
+/// bulk; a pass that withholds thinking notes the messages it covers as a range of pushes,
+/// applied once, at the end, to the messages still sent (a message's thinking is withheld
+/// once and for all, and a message folded away is never sent). (These were a scan or a copy
+/// of the list at each step: 50,000 compactions keeping a tail of 50,000 messages took 15 s.)
 #[derive(Default)]
-struct Walk {
+struct Walk<'s> {
+    /// The messages pushed, in order, less those let go: some folded away ([`Walk::alive`])
+    /// until the next tidy.
     list: Vec<Sent>,
+    /// The last compaction's summary, sent before every message of the list.
+    summary: Option<Sent>,
+    /// Whether each message pushed (by its `seq`) is still in the context.
+    alive: Vec<bool>,
+    /// Folded messages still in `list`.
+    dead: usize,
+    /// The messages in the context by (order, seq), lowest first: those pushed in order (a
+    /// path's, nearly always) in a queue, any other in a heap.
+    in_order: VecDeque<(usize, usize)>,
+    out_of_order: BinaryHeap<Reverse<(usize, usize)>>,
+    /// Thinking withheld from the messages pushed after the first bound (after none: from
+    /// the first) and before the second.
+    withheld: Vec<(Option<usize>, usize)>,
+    /// The call ids a pass may look for (`afterFirstElided`).
+    tracked: HashSet<&'s str>,
+    /// Messages a pass looked at in the list before it found what it looked for.
+    scanned: usize,
+    /// Once the passes have looked at more messages than [`SCAN_BUDGET`] allows: for each
+    /// tracked call id, the messages that hold a result of that call (by `seq`), with how
+    /// many of them are known folded.
+    holders: Option<HashMap<&'s str, (Vec<usize>, usize)>>,
     todos: Option<Value>,
     plan: Option<Value>,
     model: Option<Value>,
     ledger: Vec<String>,
+    /// The ids in `ledger`.
+    in_ledger: HashSet<String>,
     shed: bool,
     /// Whether results can be elided on this path, so that their stubs may need call names.
     names: bool,
@@ -240,11 +277,12 @@ struct Walk {
     compactions: Vec<Applied>,
 }
 
-impl Walk {
-    /// Append the message at `ix` with its decoded `blocks` (from [`decode_path`]). A message
-    /// that is sent but was not decoded (a later compaction folds it away) goes in with no
-    /// blocks, so positions and the index-based rules still see it.
-    fn push_message(&mut self, s: &Session<'_>, ix: Ix, order: usize, blocks: Decoded) -> Result<()> {
+impl<'s> Walk<'s> {
+    /// Append the message at `ix` with its decoded `blocks` (from [`decode_path`]), at
+    /// `order`: its path position (arcturn) or line (crab), what a compaction's bound is
+    /// compared with. A message that is sent but was not decoded (a later compaction folds it
+    /// away) goes in with no blocks, so positions and the index-based rules still see it.
+    fn push_message(&mut self, s: &'s Session<'_>, ix: Ix, order: usize, blocks: Decoded) -> Result<()> {
         let e = s.entry(ix);
         let Some(m) = e.message.as_ref().filter(|m| !m.excluded) else { return Ok(()) };
         let (blocks, tally) = match blocks {
@@ -258,6 +296,15 @@ impl Walk {
                 _ => None,
             });
             self.calls.push(if blocks.is_empty() { Calls::Indexed(ix) } else { Calls::Decoded(named.collect()) });
+        }
+        let seq = self.alive.len();
+        if let Some(holders) = &mut self.holders {
+            hold(holders, &self.tracked, m, seq);
+        }
+        self.alive.push(true);
+        match self.in_order.back() {
+            Some(&(last, _)) if order < last => self.out_of_order.push(Reverse((order, seq))),
+            _ => self.in_order.push_back((order, seq)),
         }
         self.list.push(Sent {
             // Written by `finish`, for the messages that are sent (the texts are in the
@@ -275,28 +322,126 @@ impl Walk {
             tally,
             ix: Some(ix),
             refusal: false,
-            order,
+            seq,
             assistant: m.role == crate::model::Role::Assistant,
         });
         Ok(())
     }
 
     /// Fold every message whose order is below `keep_from` (all of them when `None`) and
-    /// every earlier summary into one synthetic summary placed first.
-    ///
-    /// (In place: the list keeps its room, so that on a long branch it is not grown again
-    /// from nothing, a copy of every message at each doubling, after every compaction.)
+    /// the earlier summary into one synthetic summary placed first; with
+    /// `strip_tail_thinking`, withhold the thinking of the messages kept.
     fn fold(&mut self, summary: Sent, keep_from: Option<usize>, strip_tail_thinking: bool) {
-        self.list.retain(|m| !m.synthetic && keep_from.is_some_and(|k| m.order >= k));
+        let keep_from = keep_from.unwrap_or(usize::MAX);
+        while let Some(&(order, seq)) = self.in_order.front() {
+            if order >= keep_from {
+                break;
+            }
+            self.in_order.pop_front();
+            self.alive[seq] = false;
+            self.dead += 1;
+        }
+        while let Some(&Reverse((order, seq))) = self.out_of_order.peek() {
+            if order >= keep_from {
+                break;
+            }
+            self.out_of_order.pop();
+            self.alive[seq] = false;
+            self.dead += 1;
+        }
         if strip_tail_thinking {
-            for m in &mut self.list {
+            self.withhold_all();
+        }
+        self.summary = Some(summary);
+        // Let the folded go once they are half the list: each is moved at most once more.
+        if self.dead > 64 && self.dead * 2 > self.list.len() {
+            let alive = &self.alive;
+            self.list.retain(|m| alive[m.seq]);
+            self.dead = 0;
+        }
+    }
+
+    /// Withhold the thinking of every message in the context now.
+    fn withhold_all(&mut self) {
+        self.withheld.push((None, self.alive.len()));
+    }
+
+    /// Withhold the thinking of every message in the context after the first one that holds
+    /// a result `pass` elides (the first by order: the list is in path order). The list is
+    /// looked through from its start, where an elided result usually is; once that has cost
+    /// more than [`SCAN_BUDGET`] (passes that find nothing, or find it late, over a long
+    /// list), the messages are indexed by the tracked results they hold instead, each once.
+    fn withhold_after_first_elided(&mut self, s: &'s Session<'_>, pass: &HashSet<&str>) {
+        if self.holders.is_none() && self.scanned > SCAN_BUDGET * (self.alive.len() + 1024) {
+            let mut holders = HashMap::default();
+            for m in self.list.iter().filter(|m| self.alive[m.seq]) {
+                if let Some(msg) = m.ix.and_then(|i| s.entry(i).message.as_ref()) {
+                    hold(&mut holders, &self.tracked, msg, m.seq);
+                }
+            }
+            self.holders = Some(holders);
+        }
+        let first = match &mut self.holders {
+            Some(holders) => {
+                let mut first = None;
+                for &id in pass {
+                    let Some((seqs, folded)) = holders.get_mut(id) else { continue };
+                    // Folded messages never come back: each is skipped once.
+                    while seqs.get(*folded).is_some_and(|&q| !self.alive[q]) {
+                        *folded += 1;
+                    }
+                    if let Some(&q) = seqs.get(*folded) {
+                        first = Some(first.map_or(q, |f: usize| f.min(q)));
+                    }
+                }
+                first
+            }
+            None => {
+                let touches = |m: &Sent| {
+                    let indexed = m.ix.and_then(|i| s.entry(i).message.as_ref());
+                    indexed.is_some_and(|msg| {
+                        msg.tool_results.iter().any(|r| r.call_id.as_deref().is_some_and(|c| pass.contains(c)))
+                    })
+                };
+                let mut first = None;
+                for m in self.list.iter().filter(|m| self.alive[m.seq]) {
+                    self.scanned += 1;
+                    if touches(m) {
+                        first = Some(m.seq);
+                        break;
+                    }
+                }
+                first
+            }
+        };
+        if let Some(first) = first {
+            self.withheld.push((Some(first), self.alive.len()));
+        }
+    }
+
+    /// The messages sent, the summary first, with the passes' withheld thinking applied.
+    fn sent(&mut self) -> Vec<Sent> {
+        let alive = &self.alive;
+        let mut list: Vec<Sent> = std::mem::take(&mut self.list).into_iter().filter(|m| alive[m.seq]).collect();
+        // A message is withheld by a range that starts at or before it and ends after it:
+        // the ranges by start, and the furthest end of those started.
+        let start = |w: &(Option<usize>, usize)| w.0.map_or(0, |lo| lo + 1);
+        self.withheld.sort_unstable_by_key(start);
+        let (mut next, mut reach) = (0, 0);
+        for m in &mut list {
+            while let Some(w) = self.withheld.get(next).filter(|w| start(w) <= m.seq) {
+                reach = reach.max(w.1);
+                next += 1;
+            }
+            if m.seq < reach {
                 withhold(m);
             }
         }
-        self.list.insert(0, summary);
+        self.summary.take().into_iter().chain(list).collect()
     }
 
     fn finish(mut self, s: &Session<'_>, leaf: Ix) -> Context {
+        self.list = self.sent();
         for m in &mut self.list {
             // A summary has its id (or none, crab's) and role already.
             let Some(e) = m.ix.map(|i| s.entry(i)) else { continue };
@@ -388,9 +533,27 @@ impl Walk {
 
     fn add_to_ledger(&mut self, ids: impl IntoIterator<Item = String>) {
         for id in ids {
-            if !self.ledger.contains(&id) {
+            if self.in_ledger.insert(id.clone()) {
                 self.ledger.push(id);
             }
+        }
+    }
+}
+
+/// How many messages, per message pushed, the passes that withhold thinking after the first
+/// elided result may look through before the walk indexes the results instead.
+const SCAN_BUDGET: usize = 4;
+
+/// Note that the message `seq` holds the results of `m` whose call is tracked.
+fn hold<'s>(
+    holders: &mut HashMap<&'s str, (Vec<usize>, usize)>,
+    tracked: &HashSet<&str>,
+    m: &'s Message<'_>,
+    seq: usize,
+) {
+    for c in m.tool_results.iter().filter_map(|r| r.call_id.as_deref()) {
+        if tracked.contains(c) {
+            holders.entry(c).or_default().0.push(seq);
         }
     }
 }
@@ -416,7 +579,7 @@ fn chars(b: &Block) -> u64 {
     }
 }
 
-fn summary_message(id: Option<OwnedId>, obs_line: Option<u32>, line: u32, text: String, order: usize) -> Sent {
+fn summary_message(id: Option<OwnedId>, obs_line: Option<u32>, line: u32, text: String) -> Sent {
     Sent {
         entry_id: id,
         obs_line,
@@ -431,7 +594,7 @@ fn summary_message(id: Option<OwnedId>, obs_line: Option<u32>, line: u32, text: 
         tally: None,
         ix: None,
         refusal: false,
-        order,
+        seq: usize::MAX,
         assistant: false,
     }
 }
@@ -532,7 +695,7 @@ fn first_sent(s: &Session<'_>, path: &[Ix]) -> usize {
     }
 }
 
-fn arcturn(s: &Session<'_>, leaf: Ix, w: &mut Walk, skip: Skip, mode: Mode) -> Result<()> {
+fn arcturn<'s>(s: &'s Session<'_>, leaf: Ix, w: &mut Walk<'s>, skip: Skip, mode: Mode) -> Result<()> {
     let path = s.tree.path(leaf);
     let from = if skip == Skip::Folded { first_sent(s, &path) } else { 0 };
     // The ledger of elided results (the only reader of call names) is filled by context
@@ -543,6 +706,10 @@ fn arcturn(s: &Session<'_>, leaf: Ix, w: &mut Walk, skip: Skip, mode: Mode) -> R
     // context edit on the path elides is decoded, whatever `mode` says (its stub is counted
     // in place of the result). The ledger is every id those edits name, wherever they are.
     let elided: HashSet<&str> = edits.iter().flat_map(|ce| ce.elided.iter().map(|c| c.as_ref())).collect();
+    if edits.iter().any(|ce| ce.withhold_thinking.as_deref() == Some("afterFirstElided")) {
+        // Such a pass looks for the first message holding a result it elides.
+        w.tracked = elided.clone();
+    }
     let holds_elided = |m: &Message<'_>| {
         !elided.is_empty() && m.tool_results.iter().any(|r| r.call_id.as_deref().is_some_and(|c| elided.contains(c)))
     };
@@ -567,7 +734,7 @@ fn arcturn(s: &Session<'_>, leaf: Ix, w: &mut Walk, skip: Skip, mode: Mode) -> R
                     tokens_after: c.tokens_after,
                     target_on_path: keep_from.is_some(),
                 });
-                let summary = summary_message(Some(e.id.to_owned_id()), None, e.line, text, p);
+                let summary = summary_message(Some(e.id.to_owned_id()), None, e.line, text);
                 w.fold(summary, keep_from, c.strip_tail_thinking);
             }
             Kind::State => {
@@ -585,22 +752,10 @@ fn arcturn(s: &Session<'_>, leaf: Ix, w: &mut Walk, skip: Skip, mode: Mode) -> R
                     let pass: HashSet<&str> = ce.elided.iter().map(|c| c.as_ref()).collect();
                     w.add_to_ledger(ce.elided.iter().map(|c| c.to_string()));
                     match ce.withhold_thinking.as_deref() {
-                        Some("all") => w.list.iter_mut().for_each(withhold),
-                        Some("afterFirstElided") => {
-                            // From the index, not the blocks: a message a later
-                            // compaction folds away is never decoded.
-                            let touches = |m: &Sent| {
-                                let indexed = m.ix.and_then(|i| s.entry(i).message.as_ref());
-                                indexed.is_some_and(|msg| {
-                                    msg.tool_results
-                                        .iter()
-                                        .any(|r| r.call_id.as_deref().is_some_and(|c| pass.contains(c)))
-                                })
-                            };
-                            if let Some(first) = w.list.iter().position(touches) {
-                                w.list.iter_mut().skip(first + 1).for_each(withhold);
-                            }
-                        }
+                        Some("all") => w.withhold_all(),
+                        // Found from the index, not the blocks: a message a later compaction
+                        // folds away is never decoded.
+                        Some("afterFirstElided") => w.withhold_after_first_elided(s, &pass),
                         _ => {}
                     }
                 }
@@ -611,7 +766,7 @@ fn arcturn(s: &Session<'_>, leaf: Ix, w: &mut Walk, skip: Skip, mode: Mode) -> R
     Ok(())
 }
 
-fn crab(s: &Session<'_>, leaf: Ix, w: &mut Walk, mode: Mode) -> Result<()> {
+fn crab<'s>(s: &'s Session<'_>, leaf: Ix, w: &mut Walk<'s>, mode: Mode) -> Result<()> {
     w.shed = true;
     w.names = true;
     let path = s.tree.path(leaf);
@@ -623,7 +778,7 @@ fn crab(s: &Session<'_>, leaf: Ix, w: &mut Walk, mode: Mode) -> Result<()> {
     // A shed result's placeholder is written from its blocks.
     let mode = if events.iter().any(|o| o.strategy.as_deref() == Some("shed")) { Mode::Blocks } else { mode };
     let mut next_event = events.into_iter().peekable();
-    let mut apply_until = |w: &mut Walk, line: u32| {
+    let mut apply_until = |w: &mut Walk<'s>, line: u32| {
         while let Some(o) = next_event.next_if(|o| o.line < line) {
             let strategy = o.strategy.as_deref().unwrap_or("");
             let mut target_on_path = true;
@@ -635,7 +790,7 @@ fn crab(s: &Session<'_>, leaf: Ix, w: &mut Walk, mode: Mode) -> Result<()> {
                     target_on_path = up_to.is_some();
                     let summary = o.summary.as_ref().map(|t| t.decode()).unwrap_or_default();
                     let keep_from = up_to.map(|j| s.entry(j).line as usize + 1);
-                    w.fold(summary_message(None, Some(o.line), o.line, summary, o.line as usize), keep_from, false);
+                    w.fold(summary_message(None, Some(o.line), o.line, summary), keep_from, false);
                 }
                 _ => continue,
             }

@@ -1,7 +1,8 @@
 //! Every command stays linear on files built to make it quadratic: a parent cycle 10^6
 //! entries long, 10^6 roots, and 10^6 ids crafted to share one hash under the id index's
-//! former (unkeyed) hash. Each command runs under a deadline, in the debug build, and its
-//! answer is checked against what the generator wrote.
+//! former (unkeyed) hash; and the context walk over a huge ledger of elided results, many
+//! context edits over a long list, and many compactions that keep a long tail. Each command
+//! runs under a deadline, and its answer is checked against what the generator wrote.
 
 mod common;
 mod gen;
@@ -151,4 +152,115 @@ fn a_million_compactions_check_their_targets_in_linear_time() {
     let dir = tempfile::tempdir().unwrap();
     let (p, sum) = generate(dir.path(), "compactions.jsonl", |w| gen::arcturn_compactions(w, N));
     every_view_answers_in_time(&p, &sum, 0);
+}
+
+// ---------------------------------------------------------------------------------------
+// The context walk (`context`, and `stats`' context figure): files built so that a walk
+// that scans its list at every step, or a ledger searched id by id, turns quadratic.
+
+/// The header, then `entries` as lines, each the child of the line before (arcturn).
+fn chain(dir: &Path, name: &str, entries: impl Iterator<Item = String>) -> String {
+    use std::io::Write;
+    let path = dir.join(name);
+    let mut w = BufWriter::new(File::create(&path).unwrap());
+    writeln!(
+        w,
+        r#"{{"kind":"session","version":1,"id":"s-walk","timestamp":"2026-11-02T09:14:03.463Z","cwd":"/tmp"}}"#
+    )
+    .unwrap();
+    let mut parent = "null".to_string();
+    for (i, body) in entries.enumerate() {
+        let id = format!("w{i:08x}");
+        writeln!(w, r#"{{"id":"{id}","parentId":{parent},"timestamp":"2026-11-02T09:16:20.530Z",{body}}}"#).unwrap();
+        parent = format!("\"{id}\"");
+    }
+    w.flush().unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// `context --json` and `stats --json` of `p`, each within the deadline.
+fn context_and_stats(p: &str) -> (Value, Value) {
+    let context = run_within(&["context", "--json", p]);
+    assert_eq!(context.code, 0, "{}", context.stderr);
+    let stats = run_within(&["stats", "--json", p]);
+    assert_eq!(stats.code, 0, "{}", stats.stderr);
+    (context.json(), stats.json()["sessions"][0].clone())
+}
+
+/// One context edit eliding 300,000 call ids, and a second naming them all again: the
+/// ledger holds each id once, in order. (It was searched id by id: 100,000 ids took 12 s
+/// in a release build, these more than 90 s.)
+#[test]
+fn a_ledger_of_300_000_elided_ids_is_kept_in_linear_time() {
+    let n = 300_000;
+    let dir = tempfile::tempdir().unwrap();
+    let ids = (0..n).map(|i| format!("\"call_{i}\"")).collect::<Vec<_>>().join(",");
+    let edit = format!(r#""kind":"state","contextEdit":{{"elided":[{ids}],"withholdThinking":"all"}}"#);
+    let user = r#""kind":"message","message":{"role":"user","content":"go"}"#.to_string();
+    let p = chain(dir.path(), "ledger.jsonl", [user, edit.clone(), edit].into_iter());
+    let (context, stats) = context_and_stats(&p);
+    let elided = context["elided"].as_array().unwrap();
+    assert_eq!(elided.len(), n);
+    assert_eq!((elided[0].as_str(), elided[n - 1].as_str()), (Some("call_0"), Some(&*format!("call_{}", n - 1))));
+    assert_eq!(stats["context_edits"]["passes"], 2);
+    assert_eq!(stats["context_edits"]["elided"], 2 * n);
+}
+
+/// 100,000 assistant messages with thinking, each calling a tool whose result follows, then
+/// 100,000 context edits that elide the first call's result and withhold the thinking
+/// after it (`afterFirstElided`): every assistant message but the first is withheld. (Each
+/// edit went through the whole list: 20,000 edits over 60,000 messages took 10 s in a
+/// release build, these more than 90 s.)
+#[test]
+fn many_context_edits_over_a_long_list_withhold_thinking_in_linear_time() {
+    let (m, e) = (100_000, 100_000);
+    let dir = tempfile::tempdir().unwrap();
+    let turns = (0..m).flat_map(|i| {
+        [
+            format!(
+                r#""kind":"message","message":{{"role":"assistant","content":[{{"type":"thinking","thinking":"plan {i}"}},{{"type":"toolCall","id":"call_{i}","name":"read","arguments":{{"path":"f{i}"}}}}],"stopReason":"toolUse"}}"#
+            ),
+            format!(
+                r#""kind":"message","message":{{"role":"toolResult","toolCallId":"call_{i}","toolName":"read","content":[{{"type":"text","text":"out {i}"}}],"isError":false}}"#
+            ),
+        ]
+    });
+    let edits = (0..e).map(|_| {
+        r#""kind":"state","contextEdit":{"elided":["call_0"],"withholdThinking":"afterFirstElided"}"#.to_string()
+    });
+    let p = chain(dir.path(), "edits.jsonl", turns.chain(edits));
+    let (context, stats) = context_and_stats(&p);
+    assert_eq!(context["messages"].as_array().unwrap().len(), 2 * m);
+    let withheld = context["withheld_thinking"].as_array().unwrap();
+    assert_eq!(withheld.len(), m - 1);
+    // The assistant messages are the even lines after the header: the first withheld is
+    // the second one (entry 2), the last the last one (entry 2m - 2).
+    assert_eq!(withheld[0], "w00000002");
+    assert_eq!(withheld[m - 2], format!("w{:08x}", 2 * m - 2).as_str());
+    assert_eq!(context["elided"], serde_json::json!(["call_0"]));
+    assert_eq!(stats["context_edits"]["passes"], e);
+}
+
+/// 150,000 user messages, then 150,000 compactions that each fold up to the first message
+/// and keep the rest: one summary and every message but the first are sent. (Each
+/// compaction went through the whole list: 50,000 of them over 50,000 messages took 15 s in
+/// a release build, these more than 90 s.)
+#[test]
+fn many_compactions_that_keep_a_long_tail_fold_in_linear_time() {
+    let (m, c) = (150_000, 150_000);
+    let dir = tempfile::tempdir().unwrap();
+    let users = (0..m).map(|i| format!(r#""kind":"message","message":{{"role":"user","content":"u{i}"}}"#));
+    let compactions = (0..c).map(|k| {
+        format!(r#""kind":"compaction","summary":"s{k}","upToId":"w00000000","tokensBefore":9,"tokensAfter":1"#)
+    });
+    let p = chain(dir.path(), "folds.jsonl", users.chain(compactions));
+    let (context, stats) = context_and_stats(&p);
+    let messages = context["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), m);
+    assert_eq!(messages[0]["synthetic"], true);
+    assert_eq!(messages[0]["entry_id"], format!("w{:08x}", m + c - 1).as_str());
+    assert_eq!(messages[1]["entry_id"], "w00000001");
+    assert_eq!(messages[m - 1]["entry_id"], format!("w{:08x}", m - 1).as_str());
+    assert_eq!(context["compactions"].as_array().unwrap().len(), c);
+    assert_eq!(stats["compactions"]["count"], c);
 }
