@@ -7,7 +7,8 @@
 //! entry) and `context` (what the model is sent at the tip). crab records usage in `llm_call`
 //! observations rather than in messages, so its scopes come from those.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::hash::BuildHasher;
 
 use serde::Serialize;
 
@@ -85,8 +86,9 @@ pub struct Tokens {
     #[serde(serialize_with = "cost_json", skip_serializing_if = "Option::is_none")]
     pub cost_lower_bound: Option<f64>,
     /// Models of calls whose cost is unknown, and how many such calls.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub unpriced_models: Vec<String>,
+    /// (A set: a file may name any number of unpriced models.)
+    #[serde(skip_serializing_if = "BTreeSet::is_empty")]
+    pub unpriced_models: BTreeSet<String>,
     #[serde(skip_serializing_if = "is_zero")]
     pub unpriced_calls: u64,
     /// A sum passed what it can hold and is held at its maximum (`u64::MAX` tokens,
@@ -238,8 +240,8 @@ impl Tokens {
         self.estimated_cost = estimated;
         self.unpriced_calls = self.unpriced_calls.saturating_add(unpriced);
         for m in models {
-            if let Err(at) = self.unpriced_models.binary_search_by(|x| x.as_str().cmp(m)) {
-                self.unpriced_models.insert(at, m.to_string());
+            if !self.unpriced_models.contains(m) {
+                self.unpriced_models.insert(m.to_string());
             }
         }
         self.usage_overflow = over | o1 | o2;
@@ -560,6 +562,9 @@ impl Options<'_> {
 struct Acc<'o> {
     opts: &'o Options<'o>,
     models: Vec<ModelRow>,
+    /// The rows of `models` by (provider, model): a file may name any number of models.
+    model_rows: hashbrown::HashTable<usize>,
+    hasher: foldhash::fast::RandomState,
     /// The row the last call counted in (calls come in runs of one model).
     last_model: usize,
     days: BTreeMap<Option<String>, DayRow>,
@@ -580,6 +585,8 @@ impl<'o> Acc<'o> {
         Acc {
             opts,
             models: Vec::new(),
+            model_rows: hashbrown::HashTable::new(),
+            hasher: foldhash::fast::RandomState::default(),
             last_model: 0,
             days: BTreeMap::new(),
             periods: BTreeMap::new(),
@@ -637,18 +644,29 @@ impl<'o> Acc<'o> {
     fn model(&mut self, provider: Option<&str>, model: Option<&str>, usage: Option<&Addend<'_>>) {
         let is = |m: &ModelRow| m.provider.as_deref() == provider && m.model.as_deref() == model;
         let pos = match self.models.get(self.last_model) {
-            Some(m) if is(m) => Some(self.last_model),
-            _ => self.models.iter().position(is),
+            Some(m) if is(m) => self.last_model,
+            _ => {
+                let hash = self.hasher.hash_one((provider, model));
+                let models = &self.models;
+                match self.model_rows.find(hash, |&i| is(&models[i])) {
+                    Some(&i) => i,
+                    None => {
+                        let (at, hasher) = (self.models.len(), &self.hasher);
+                        self.models.push(ModelRow {
+                            provider: provider.map(str::to_string),
+                            model: model.map(str::to_string),
+                            calls: 0,
+                            usage: Tokens::default(),
+                        });
+                        let models = &self.models;
+                        let rehash =
+                            |&i: &usize| hasher.hash_one((models[i].provider.as_deref(), models[i].model.as_deref()));
+                        self.model_rows.insert_unique(hash, at, rehash);
+                        at
+                    }
+                }
+            }
         };
-        let pos = pos.unwrap_or_else(|| {
-            self.models.push(ModelRow {
-                provider: provider.map(str::to_string),
-                model: model.map(str::to_string),
-                calls: 0,
-                usage: Tokens::default(),
-            });
-            self.models.len() - 1
-        });
         self.last_model = pos;
         let row = &mut self.models[pos];
         row.calls += 1;
@@ -985,6 +1003,10 @@ impl Total {
     pub fn of<'a>(sessions: impl IntoIterator<Item = &'a SessionStats>) -> Total {
         let mut t = Total::default();
         let mut days: BTreeMap<Option<String>, DayRow> = BTreeMap::new();
+        // Each row's place in `t.by_model` and `t.tool_calls`, by name: sessions may name
+        // any number of models and tools between them.
+        let mut model_rows: FastMap<(Option<String>, Option<String>), usize> = FastMap::default();
+        let mut tool_rows: FastMap<String, usize> = FastMap::default();
         let (mut first, mut last): (Option<i64>, Option<i64>) = (None, None);
         for s in sessions {
             t.sessions += 1;
@@ -1002,12 +1024,15 @@ impl Total {
                 t.subagent_usage.merge(&sa.usage);
             }
             for m in &s.by_model {
-                match t.by_model.iter_mut().find(|r| r.provider == m.provider && r.model == m.model) {
+                match model_rows.get(&(m.provider.clone(), m.model.clone())).map(|&i| &mut t.by_model[i]) {
                     Some(r) => {
                         r.calls += m.calls;
                         r.usage.merge(&m.usage);
                     }
-                    None => t.by_model.push(m.clone()),
+                    None => {
+                        model_rows.insert((m.provider.clone(), m.model.clone()), t.by_model.len());
+                        t.by_model.push(m.clone());
+                    }
                 }
             }
             for d in &s.by_day {
@@ -1020,7 +1045,7 @@ impl Total {
                 row.usage.merge(&d.usage);
             }
             for tl in &s.tool_calls {
-                match t.tool_calls.iter_mut().find(|r| r.tool == tl.tool) {
+                match tool_rows.get(&tl.tool).map(|&i| &mut t.tool_calls[i]) {
                     Some(r) => {
                         r.calls += tl.calls;
                         r.errors += tl.errors;
@@ -1036,7 +1061,10 @@ impl Total {
                             }
                         }
                     }
-                    None => t.tool_calls.push(tl.clone()),
+                    None => {
+                        tool_rows.insert(tl.tool.clone(), t.tool_calls.len());
+                        t.tool_calls.push(tl.clone());
+                    }
                 }
             }
             for (k, u) in &s.periods {
@@ -1115,7 +1143,7 @@ mod tests {
         assert_eq!((t.calls, t.cost, t.cost_source), (1, None, None), "no usage: no cost at all");
         t.call(Some(&priced(&A, "no-such-model")));
         assert_eq!((t.calls, t.total, t.cost, t.cost_source), (2, 10, None, Some(CostSource::Unknown)));
-        assert_eq!(t.unpriced_models, ["no-such-model"]);
+        assert_eq!(t.unpriced_models, BTreeSet::from(["no-such-model".to_string()]));
         let mut t = Tokens::default();
         t.call(Some(&priced(&B, "no-such-model")));
         assert_eq!((t.cost, t.cost_source), (Some(0.5), Some(CostSource::Recorded)));

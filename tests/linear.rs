@@ -264,3 +264,54 @@ fn many_compactions_that_keep_a_long_tail_fold_in_linear_time() {
     assert_eq!(context["compactions"].as_array().unwrap().len(), c);
     assert_eq!(stats["compactions"]["count"], c);
 }
+
+// ---------------------------------------------------------------------------------------
+// Names a file may hold any number of: a message's unknown block types, a session's models.
+
+/// One message of 300,000 distinct unknown block types, each written twice: every command
+/// decodes it with one finding per type (the types were searched one by one: 100,000 took
+/// every command 11 s).
+#[test]
+fn a_message_of_300_000_unknown_block_types_decodes_in_linear_time() {
+    let n = 300_000;
+    let dir = tempfile::tempdir().unwrap();
+    let blocks = (0..2 * n).map(|i| format!(r#"{{"type":"kind_{}"}}"#, i % n)).collect::<Vec<_>>().join(",");
+    let message = format!(r#""kind":"message","message":{{"role":"assistant","content":[{blocks}]}}"#);
+    let p = chain(dir.path(), "types.jsonl", std::iter::once(message));
+    let check = run_within(&["check", "--json", &p]);
+    assert_eq!(check.code, 0, "{}", check.stderr);
+    let findings = check.json()["findings"].as_array().unwrap().clone();
+    assert!(findings.iter().all(|f| f["code"] == "unknown_block" && f["line"] == 2));
+    assert_eq!(findings.len(), n);
+    let named: std::collections::HashSet<&str> = findings.iter().map(|f| f["message"].as_str().unwrap()).collect();
+    assert_eq!(named.len(), n, "each type named once");
+    assert!(named.contains("unknown content block type `kind_299999` (kept and shown as is)"));
+}
+
+/// 150,000 model calls, each by a model of its own that the price table does not know:
+/// `stats` has a row and an unpriced model for each, `export` lists each once (each call's
+/// model was looked for row by row: 100,000 took `stats` 58 s, `export` 13 s).
+#[test]
+fn a_session_of_150_000_models_is_counted_in_linear_time() {
+    let n = 150_000;
+    let dir = tempfile::tempdir().unwrap();
+    let calls = (0..n).map(|i| {
+        format!(
+            r#""kind":"message","message":{{"role":"assistant","content":[{{"type":"text","text":"x"}}],"provider":"house","model":"m-{i}","usage":{{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":3}}}}"#
+        )
+    });
+    let p = chain(dir.path(), "models.jsonl", calls);
+    let stats = run_within(&["stats", "--json", &p]);
+    assert_eq!(stats.code, 0, "{}", stats.stderr);
+    let doc = stats.json();
+    let s = &doc["sessions"][0];
+    assert_eq!(s["usage"]["calls"], n);
+    assert_eq!(s["usage"]["total"], 3 * n);
+    assert_eq!(s["usage"]["cost_source"], "unknown");
+    assert_eq!(s["usage"]["unpriced_models"].as_array().unwrap().len(), n);
+    assert_eq!(s["by_model"].as_array().unwrap().len(), n);
+    assert_eq!(doc["total"]["by_model"].as_array().unwrap().len(), n);
+    let export = run_within(&["export", &p]);
+    assert_eq!(export.code, 0, "{}", export.stderr);
+    assert!(export.stdout.contains("house/m-149999"), "the last model is listed");
+}

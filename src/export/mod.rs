@@ -309,13 +309,15 @@ fn totals(s: &Session<'_>, path: &[Ix], events: &[&Observation<'_>]) -> (Usage, 
     let mut usage = Usage::default();
     let mut calls = 0;
     let mut models: Vec<String> = Vec::new();
+    // The names in `models` (a file may name any number of models).
+    let mut named: HashSet<String> = HashSet::new();
     let mut add_model = |p: Option<&str>, m: Option<&str>| {
         if let Some(m) = m {
             let name = vis_line(&match p {
                 Some(p) => format!("{p}/{m}"),
                 None => m.to_string(),
             });
-            if !models.contains(&name) {
+            if named.insert(name.clone()) {
                 models.push(name);
             }
         }

@@ -328,7 +328,14 @@ pub struct Content<'a> {
     pub tool_calls: Vec<ToolCall<'a>>,
     pub tool_results: Vec<ToolResult<'a>>,
     pub unknown_types: Vec<Cow<'a, str>>,
+    /// The types in `unknown_types`, once there are more than [`FEW_UNKNOWN_TYPES`] of them:
+    /// a line of many distinct unknown types is then not searched type by type (100,000 in
+    /// one message took 11 s).
+    unknown_seen: Option<Box<super::FastSet<Cow<'a, str>>>>,
 }
+
+/// How many distinct unknown block types a message's list holds before a set keeps them.
+const FEW_UNKNOWN_TYPES: usize = 16;
 
 impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -411,6 +418,21 @@ impl<'de: 'a, 'a> Deserialize<'de> for MaybeContent<'a> {
 }
 
 impl<'a> Content<'a> {
+    /// List an unknown block type once, in the order first met.
+    fn note_unknown_type(&mut self, t: Cow<'a, str>) {
+        let known = match &mut self.unknown_seen {
+            Some(seen) => !seen.insert(t.clone()),
+            None => self.unknown_types.contains(&t),
+        };
+        if known {
+            return;
+        }
+        push_lean(&mut self.unknown_types, t);
+        if self.unknown_seen.is_none() && self.unknown_types.len() > FEW_UNKNOWN_TYPES {
+            self.unknown_seen = Some(Box::new(self.unknown_types.iter().cloned().collect()));
+        }
+    }
+
     fn from_seq<A: SeqAccess<'a>>(mut a: A) -> Result<Content<'a>, A::Error> {
         let mut c = Content::default();
         while let Some(b) = a.next_element::<Block<'a>>()? {
@@ -450,9 +472,7 @@ impl<'a> Content<'a> {
             _ => {
                 self.blocks.unknown += 1;
                 if let Some(t) = b.ty {
-                    if !self.unknown_types.contains(&t.0) {
-                        push_lean(&mut self.unknown_types, t.0);
-                    }
+                    self.note_unknown_type(t.0);
                 }
             }
         }
