@@ -40,10 +40,7 @@ where
 
 /// [`each`] for batches of items made one by one: items `0..count`, `batch` to a batch,
 /// each made by `item` on every worker, handed to `take` a batch at a time. `take` may
-/// leave the batch's list empty (`drain`): the list is then made into again, and a long job
-/// reuses the memory of two batches instead of asking for fresh memory for each, which the
-/// allocator, handing freed memory back after 10 ms ([`crate::allocator`]), had the system
-/// fault in and zero again.
+/// leave the batch's list empty (`drain`): the list is then made into again ([`Spare`]).
 pub fn items<T, E, M, F>(count: usize, batch: usize, item: M, mut take: F) -> Result<(), E>
 where
     T: Send,
@@ -51,24 +48,46 @@ where
     F: FnMut(&mut Vec<T>) -> Result<(), E>,
 {
     let batch = batch.max(1);
-    // Lists `take` left, for the batches still to make.
-    let spare: Mutex<Vec<Vec<T>>> = Mutex::new(Vec::new());
+    let spare = Spare::default();
     let make = |k: usize| {
-        let mut list = spare.lock().ok().and_then(|mut s| s.pop()).unwrap_or_default();
-        list.clear();
+        let mut list = spare.take();
         list.par_extend((k * batch..count.min((k + 1) * batch)).into_par_iter().map(&item));
         list
     };
     each(count.div_ceil(batch), make, |mut list| {
         take(&mut list)?;
+        spare.give(list);
+        Ok(())
+    })
+}
+
+/// Lists handed back once what they held was taken, to be filled again: a long job reuses
+/// the memory of the lists in flight instead of asking for fresh memory for each, which the
+/// allocator, handing freed memory back after 10 ms ([`crate::allocator`]), has the system
+/// fault in and zero again.
+pub struct Spare<T>(Mutex<Vec<Vec<T>>>);
+
+impl<T> Default for Spare<T> {
+    fn default() -> Self {
+        Spare(Mutex::new(Vec::new()))
+    }
+}
+
+impl<T> Spare<T> {
+    /// An empty list: one handed back, when there is one.
+    pub fn take(&self) -> Vec<T> {
+        self.0.lock().ok().and_then(|mut s| s.pop()).unwrap_or_default()
+    }
+
+    /// Hand `list` back, emptied (one whose memory was taken away is let go).
+    pub fn give(&self, mut list: Vec<T>) {
         if list.capacity() > 0 {
             list.clear();
-            if let Ok(mut s) = spare.lock() {
+            if let Ok(mut s) = self.0.lock() {
                 s.push(list);
             }
         }
-        Ok(())
-    })
+    }
 }
 
 #[cfg(test)]

@@ -366,17 +366,14 @@ fn gates(ctx: &Ctx, a: &StatsArgs, sessions: &[SessionStats]) -> bool {
                         "arcturn-inspect: {}: {} cost is at least ${low:.4} (models {} not priced), over --max-cost ${max:.2}",
                         p.bold(&name),
                         p.error("over budget:"),
-                        sanitize::inline(&u.unpriced_models.iter().map(String::as_str).collect::<Vec<_>>().join(", "))
+                        sanitize::inline(&unpriced(u))
                     );
                 }
                 (None, _) if u.calls > 0 && !ctx.global.quiet => {
                     let why = if u.unpriced_models.is_empty() {
                         "no usage recorded".to_string()
                     } else {
-                        format!(
-                            "models {} are not in the price table (--prices FILE)",
-                            u.unpriced_models.iter().map(String::as_str).collect::<Vec<_>>().join(", ")
-                        )
+                        format!("models {} are not in the price table (--prices FILE)", unpriced(u))
                     };
                     let _ = writeln!(
                         err,
@@ -513,7 +510,7 @@ fn cost_fact(u: &Tokens) -> String {
             "cost unknown: at least ${:.4}; {} call(s) of {} not priced",
             u.cost_lower_bound.unwrap_or(0.0),
             u.unpriced_calls,
-            sanitize::inline(&u.unpriced_models.iter().map(String::as_str).collect::<Vec<_>>().join(", "))
+            sanitize::inline(&unpriced(u))
         ),
         _ => "no cost".to_string(),
     }
@@ -841,6 +838,11 @@ fn plural(n: u64) -> &'static str {
     } else {
         "s"
     }
+}
+
+/// The models of calls whose cost is unknown, as a list for a line of text.
+fn unpriced(u: &crate::stats::Tokens) -> String {
+    u.unpriced_models.iter().map(String::as_str).collect::<Vec<_>>().join(", ")
 }
 
 #[cfg(test)]

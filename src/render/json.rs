@@ -3,7 +3,6 @@
 //! written as `\uXXXX` escapes: the same data, safe to print. Never coloured.
 
 use std::io::{self, Write};
-use std::sync::Mutex;
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -135,9 +134,8 @@ fn chunk_of(item_bytes: usize) -> usize {
 /// long again on a fast reader).
 ///
 /// `emit` may take a chunk's buffer (`std::mem::take`) to keep it; a buffer it leaves is
-/// emptied and serialized into again: a long output reuses the memory of two batches
-/// instead of asking for fresh memory for every batch, which the allocator, handing freed
-/// memory back after 10 ms ([`crate::allocator`]), had the system fault in and zero again.
+/// emptied and serialized into again ([`ahead::Spare`]): a long output reuses the memory of
+/// two batches.
 fn in_batches<F>(
     count: usize,
     chunk: usize,
@@ -150,7 +148,7 @@ where
 {
     let batch = chunk * 4 * rayon::current_num_threads().max(1);
     // The buffers `emit` left, for the chunks still to serialize.
-    let spare: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+    let spare = ahead::Spare::default();
     let make = |k: usize| -> Vec<io::Result<Vec<u8>>> {
         let end = count.min((k + 1) * batch);
         (k * batch..end)
@@ -159,7 +157,7 @@ where
             .into_par_iter()
             .map(|start| {
                 let items = start..end.min(start + chunk);
-                let mut buf = spare.lock().ok().and_then(|mut s| s.pop()).unwrap_or_default();
+                let mut buf = spare.take();
                 buf.reserve(items.len() * item_bytes);
                 for i in items {
                     each(&mut buf, i)?;
@@ -172,12 +170,7 @@ where
         parts.into_iter().try_for_each(|part| {
             let mut buf = part?;
             emit(&mut buf)?;
-            if buf.capacity() > 0 {
-                buf.clear();
-                if let Ok(mut s) = spare.lock() {
-                    s.push(buf);
-                }
-            }
+            spare.give(buf);
             Ok(())
         })
     })
