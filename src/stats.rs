@@ -7,6 +7,7 @@
 //! entry) and `context` (what the model is sent at the tip). crab records usage in `llm_call`
 //! observations rather than in messages, so its scopes come from those.
 
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 use std::hash::BuildHasher;
 
@@ -1024,13 +1025,14 @@ impl Total {
                 t.subagent_usage.merge(&sa.usage);
             }
             for m in &s.by_model {
-                match model_rows.get(&(m.provider.clone(), m.model.clone())).map(|&i| &mut t.by_model[i]) {
-                    Some(r) => {
+                match model_rows.entry((m.provider.clone(), m.model.clone())) {
+                    Entry::Occupied(o) => {
+                        let r = &mut t.by_model[*o.get()];
                         r.calls += m.calls;
                         r.usage.merge(&m.usage);
                     }
-                    None => {
-                        model_rows.insert((m.provider.clone(), m.model.clone()), t.by_model.len());
+                    Entry::Vacant(v) => {
+                        v.insert(t.by_model.len());
                         t.by_model.push(m.clone());
                     }
                 }
