@@ -9,6 +9,7 @@
 //! never loses a match.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
@@ -350,9 +351,17 @@ pub fn resolve(mut hits: Vec<Hit>) -> Vec<Hit> {
         return hits;
     }
     hits.sort_by_key(|h| (h.rule, h.start));
+    // The kept hits' spans, start -> end. They never overlap, so a hit overlaps one of them
+    // exactly when it overlaps the last that starts before it ends: one probe a hit, where a
+    // search of every kept hit made a string of 200,000 secrets take 9 s. (Two kept spans
+    // share a start only if one is empty; the longer stands for both.)
+    let mut spans: BTreeMap<usize, usize> = BTreeMap::new();
     let mut kept: Vec<Hit> = Vec::with_capacity(hits.len());
     for h in hits {
-        if !kept.iter().any(|k| h.start < k.end && k.start < h.end) {
+        let overlaps = spans.range(..h.end).next_back().is_some_and(|(_, &end)| h.start < end);
+        if !overlaps {
+            let end = spans.entry(h.start).or_insert(h.end);
+            *end = (*end).max(h.end);
             kept.push(h);
         }
     }

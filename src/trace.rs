@@ -251,10 +251,13 @@ fn crab<'s>(s: &'s Session<'_>, texts: Texts) -> Trace<'s> {
 }
 
 /// crab messages carry no run id; a run's prompt is the user message written between its
-/// first and last observation lines.
+/// first and last observation lines. The user messages' lines and entries, in line order.
 fn crab_prompts(s: &Session<'_>) -> Vec<(u32, Ix)> {
     let users = s.entries.iter().enumerate().filter(|(_, e)| e.message.as_ref().is_some_and(|m| m.role == Role::User));
-    users.map(|(i, e)| (e.line, i as Ix)).collect()
+    let mut prompts: Vec<(u32, Ix)> = users.map(|(i, e)| (e.line, i as Ix)).collect();
+    // Already so (the format has no pass that moves entries): kept so by construction.
+    prompts.sort_by_key(|&(line, _)| line);
+    prompts
 }
 
 fn crab_run<'s>(s: &'s Session<'_>, obs: &[&'s Observation<'_>], prompts: &[(u32, Ix)]) -> Run<'s> {
@@ -292,9 +295,11 @@ fn crab_run<'s>(s: &'s Session<'_>, obs: &[&'s Observation<'_>], prompts: &[(u32
     };
     let first_line = obs.iter().map(|o| o.line).min().unwrap_or(0);
     let last_line = obs.iter().map(|o| o.line).max().unwrap_or(0);
+    // The first user message inside the run: found by halving, since the prompts are in line
+    // order (a search from the first prompt for every run took 14 s over 200,000 runs).
     let prompt = prompts
-        .iter()
-        .find(|(l, _)| *l > first_line && *l < last_line)
+        .get(prompts.partition_point(|&(l, _)| l <= first_line))
+        .filter(|&&(l, _)| l < last_line)
         .and_then(|&(_, i)| prompt_of(&s.content(i).ok()?));
     let mut run = Run {
         run_id: obs.first().and_then(|o| o.run_id.as_deref()).map(Value::from).unwrap_or(Value::Null),

@@ -315,3 +315,203 @@ fn a_session_of_150_000_models_is_counted_in_linear_time() {
     assert_eq!(export.code, 0, "{}", export.stderr);
     assert!(export.stdout.contains("house/m-149999"), "the last model is listed");
 }
+
+// ---------------------------------------------------------------------------------------
+// Other formats' passes and the views over them: files built so that a search of a list at
+// every step turns quadratic (each of these took the previous release's build minutes).
+
+/// `lines` written as a file of `dir`, one a line.
+fn lines(dir: &Path, name: &str, lines: impl Iterator<Item = String>) -> String {
+    use std::io::Write;
+    let path = dir.join(name);
+    let mut w = BufWriter::new(File::create(&path).unwrap());
+    for l in lines {
+        writeln!(w, "{l}").unwrap();
+    }
+    w.flush().unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// `len` characters of `alphabet`, chosen by a generator seeded with `seed`.
+fn token(seed: u64, len: usize, alphabet: &[u8]) -> String {
+    let mut x = seed;
+    (0..len)
+        .map(|_| {
+            // splitmix64
+            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            alphabet[((z ^ (z >> 31)) % alphabet.len() as u64) as usize] as char
+        })
+        .collect()
+}
+
+/// A Claude Code line of `ty` (`user`, `assistant`, `progress`), id `uuid` under `parent`,
+/// with `rest` (the members after these, without a leading comma).
+fn claude(ty: &str, uuid: &str, parent: Option<&str>, rest: &str) -> String {
+    let parent = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
+    format!(
+        r#"{{"type":"{ty}","uuid":"{uuid}","parentUuid":{parent},"sessionId":"s-linear","timestamp":"2026-02-11T10:00:00.000Z",{rest}}}"#
+    )
+}
+
+/// A prompt, a run of 100,000 progress lines each under the one before, and 100,000 prompts
+/// under the last of them. Progress lines are not entries: each prompt hangs from the first
+/// prompt, its nearest conversational ancestor (each prompt walked the whole run: 20,000
+/// took 9 s).
+#[test]
+fn prompts_under_a_long_run_of_progress_lines_hang_from_their_ancestor_in_linear_time() {
+    let n = 100_000;
+    let dir = tempfile::tempdir().unwrap();
+    let prompt = |k: usize, parent: &str| {
+        claude(
+            "user",
+            &format!("u-{k}"),
+            Some(parent),
+            &format!(r#""message":{{"role":"user","content":"again {k}"}}"#),
+        )
+    };
+    let first = claude("user", "u-0", None, r#""message":{"role":"user","content":"go"}"#);
+    let progress = (1..=n).map(|k| {
+        let parent = if k == 1 { "u-0".to_string() } else { format!("p-{}", k - 1) };
+        claude("progress", &format!("p-{k}"), Some(&parent), r#""data":{"type":"hook_progress"}"#)
+    });
+    let last = format!("p-{n}");
+    let prompts = (1..=n).map(|k| prompt(k, &last));
+    let p = lines(dir.path(), "progress.jsonl", std::iter::once(first).chain(progress).chain(prompts));
+    let tree = run_within(&["tree", "--json", &p]);
+    assert_eq!(tree.code, 0, "{}", tree.stderr);
+    let doc = tree.json();
+    let nodes = doc["nodes"].as_array().unwrap();
+    assert_eq!(nodes.len(), n + 1, "the prompts are the entries");
+    assert_eq!(doc["roots"], serde_json::json!(["u-0"]));
+    assert!(nodes[1..].iter().all(|n| n["parent"] == "u-0" && n["depth"] == 1));
+    assert_eq!(doc["latest"], format!("u-{n}"));
+    let check = run_within(&["check", "--json", &p]);
+    assert_eq!(check.code, 0, "{}", check.stderr);
+    assert_eq!(check.json()["entries"], n + 1);
+    let stats = run_within(&["stats", "--json", &p]);
+    assert_eq!(stats.code, 0, "{}", stats.stderr);
+    assert_eq!(stats.json()["sessions"][0]["leaves"], n);
+}
+
+/// One Claude Code response of 200,000 tool calls, then 200,000 results on lines of their
+/// own, each answering one of the last seven calls: each result is named after its call (each
+/// was named by a search of the calls up to its own: 80,000 took 8 s).
+#[test]
+fn the_results_of_a_response_of_200_000_calls_are_named_in_linear_time() {
+    let n = 200_000;
+    let dir = tempfile::tempdir().unwrap();
+    let first = claude("user", "u-0", None, r#""message":{"role":"user","content":"go"}"#);
+    let calls = (0..n).map(|k| format!(r#"{{"type":"tool_use","id":"t-{k}","name":"tool-{}","input":{{}}}}"#, k % 7));
+    let response = claude(
+        "assistant",
+        "a-0",
+        Some("u-0"),
+        &format!(
+            r#""requestId":"req_1","message":{{"id":"msg_1","role":"assistant","model":"claude-opus-4-6","content":[{}],"usage":{{"input_tokens":1,"output_tokens":1}}}}"#,
+            calls.collect::<Vec<_>>().join(",")
+        ),
+    );
+    let results = (0..n).map(|k| {
+        let parent = if k == 0 { "a-0".to_string() } else { format!("r-{}", k - 1) };
+        let call = n - 1 - k % 7;
+        let body = format!(
+            r#""message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"t-{call}","content":"ok"}}]}}"#
+        );
+        claude("user", &format!("r-{k}"), Some(&parent), &body)
+    });
+    let p = lines(dir.path(), "results.jsonl", [first, response].into_iter().chain(results));
+    let tree = run_within(&["tree", "--color", "never", &p]);
+    assert_eq!(tree.code, 0, "{}", tree.stderr);
+    let grep = run_within(&["grep", "--json", "^ok$", &p]);
+    assert_eq!(grep.code, 0, "{}", grep.stderr);
+    let hits = grep.ndjson();
+    assert_eq!(hits.len(), n, "a hit a result");
+    for (k, hit) in hits.iter().enumerate() {
+        assert_eq!(hit["entry_id"], format!("r-{k}"));
+        assert_eq!(hit["tool"], format!("tool-{}", (n - 1 - k % 7) % 7), "{hit}");
+    }
+}
+
+/// A key of its own in each of 20,000 tool calls of one Claude Code response written a call
+/// a line, and 200,000 keys in one tool result: each secret is placed in its call, the
+/// result's are all the result's (each was placed by decoding and searching its entry again:
+/// 10,000 calls took 105 s, 40,000 keys in a result 26 s).
+#[test]
+fn many_secrets_in_one_entry_are_placed_in_linear_time() {
+    let n = 20_000;
+    let dir = tempfile::tempdir().unwrap();
+    // AWS access key ids: `AKIA` and 16 of [A-Z2-7], random, with no vowel, X or Y, so that
+    // no key reads as a placeholder (`example`, `xxxx`).
+    let keys: Vec<String> =
+        (0..n).map(|k| format!("AKIA{}", token(k as u64, 16, b"BCDFGHJKLMNPQRSTVWZ234567"))).collect();
+    assert_eq!(keys.iter().collect::<std::collections::HashSet<_>>().len(), n, "distinct keys");
+    let first = claude("user", "u-0", None, r#""message":{"role":"user","content":"go"}"#);
+    let calls = (0..n).map(|k| {
+        let parent = if k == 0 { "u-0".to_string() } else { format!("a-{}", k - 1) };
+        let call = format!(r#"{{"type":"tool_use","id":"t-{k}","name":"tool-{k}","input":{{"command":"aws --key {}"}}}}"#, keys[k]);
+        let body = format!(
+            r#""requestId":"req_1","message":{{"id":"msg_1","role":"assistant","model":"claude-opus-4-6","content":[{call}],"usage":{{"input_tokens":1,"output_tokens":1}}}}"#
+        );
+        claude("assistant", &format!("a-{k}"), Some(&parent), &body)
+    });
+    let p = lines(dir.path(), "calls.jsonl", std::iter::once(first).chain(calls));
+    let audit = run_within(&["audit", "--json", &p]);
+    assert_eq!(audit.code, 1, "{}", audit.stderr);
+    let found = audit.json()["findings"].as_array().unwrap().clone();
+    assert_eq!(found.len(), n);
+    for (k, f) in found.iter().enumerate() {
+        assert_eq!(
+            (&f["line"], &f["entry_id"], &f["tool"]),
+            (&serde_json::json!(k + 2), &serde_json::json!("a-0"), &serde_json::json!(format!("tool-{k}"))),
+            "{f}"
+        );
+    }
+
+    let m = 10 * n;
+    let keys: Vec<String> =
+        (0..m).map(|k| format!("ghp_{}", token((k as u64 + 1) << 32, 36, b"0123456789bcdfghjkBCDFGHJK"))).collect();
+    assert_eq!(keys.iter().collect::<std::collections::HashSet<_>>().len(), m, "distinct keys");
+    let result = format!(
+        r#""kind":"message","message":{{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{{"type":"text","text":"{}"}}],"isError":false}}"#,
+        keys.join(" ")
+    );
+    let call = r#""kind":"message","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"env"}}]}"#;
+    let p = chain(dir.path(), "result.jsonl", [call.to_string(), result].into_iter());
+    let audit = run_within(&["audit", "--json", &p]);
+    assert_eq!(audit.code, 1, "{}", audit.stderr);
+    let found = audit.json()["findings"].as_array().unwrap().clone();
+    assert_eq!(found.len(), m);
+    assert!(found.iter().all(|f| f["line"] == 3 && f["tool"] == "bash" && f["role"] == "tool_result"));
+}
+
+/// A crab session of 500,000 prompts, then 500,000 runs without one, then a run with one: each
+/// run's prompt is the first user message inside it (each run searched the prompts from the
+/// first: 200,000 runs took 14 s).
+#[test]
+fn the_prompts_of_500_000_crab_runs_are_found_in_linear_time() {
+    let n = 500_000;
+    let dir = tempfile::tempdir().unwrap();
+    let ts = 1_793_784_600_000u64;
+    let meta = r#"{"kind":"meta","format_version":2,"created":"1793784600000ms"}"#.to_string();
+    let user = |id: usize, text: &str| {
+        let parent = if id == 1 { "null".to_string() } else { (id - 1).to_string() };
+        format!(r#"{{"kind":"message","id":{id},"parent_id":{parent},"message":{{"role":"user","content":"{text}"}}}}"#)
+    };
+    let obs =
+        |run: usize, at: u64, what: &str| format!(r#"{{"kind":"obs","run_id":"r{run}","ts":{at},"obs":"{what}"}}"#);
+    let prompts = (1..=n).map(|id| user(id, "earlier"));
+    let runs = (0..n).flat_map(|r| [obs(r, ts + r as u64, "turn_start"), obs(r, ts + r as u64, "turn_end")]);
+    let last = [obs(n, ts + n as u64, "turn_start"), user(n + 1, "the last prompt"), obs(n, ts + n as u64, "turn_end")];
+    let p = lines(dir.path(), "runs.jsonl", std::iter::once(meta).chain(prompts).chain(runs).chain(last));
+    let trace = run_within(&["trace", "--json", &p]);
+    assert_eq!(trace.code, 0, "{}", trace.stderr);
+    let doc = trace.json();
+    let runs = doc["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), n + 1);
+    assert!(runs[..n].iter().all(|r| r["prompt"].is_null()), "no prompt inside the first runs");
+    assert_eq!(runs[n]["prompt"], "the last prompt");
+    assert_eq!(runs[n]["run_id"], format!("r{n}"));
+}

@@ -202,7 +202,8 @@ fn subagents(
             Err(e) => messages.push(error_line(&e)),
         }
     }
-    let missing: Vec<String> = named.into_iter().filter(|a| !files.iter().any(|(id, _)| id == a)).collect();
+    let found: std::collections::HashSet<&str> = files.iter().map(|(id, _)| id.as_str()).collect();
+    let missing: Vec<String> = named.into_iter().filter(|a| !found.contains(a.as_str())).collect();
     if !ctx.global.quiet {
         for a in &missing {
             messages.push(format!(
