@@ -672,6 +672,20 @@ struct Walk {
     turns: Vec<usize>,
     /// User items since the last typed prompt was placed (the echo names the last one).
     users: Vec<usize>,
+    /// What each placed entry attaches to, by position ([`Placed`]).
+    placed: Vec<Placed>,
+}
+
+/// A placed entry's parent and the latest assistant entry on its branch, as positions: a
+/// rollback restores the first dropped turn's parent, and an abort marks the latest assistant
+/// entry of the turn, each in one step. (Found by id, walking parent by parent, each took
+/// time in the entries before it: many rollbacks, or many aborts in one turn, were
+/// quadratic.) Positions fit in `u32`: each entry is a line of its own.
+#[derive(Clone, Copy)]
+struct Placed {
+    parent: Option<u32>,
+    /// The entry itself when it is an assistant entry, else its parent's.
+    assistant: Option<u32>,
 }
 
 /// The file-level pass, fed the entries in file order as the decode puts them together:
@@ -797,7 +811,7 @@ impl<'a> Pass<'a> {
             if n > 0 && n <= w.turns.len() {
                 let first_dropped = w.turns[w.turns.len() - n];
                 w.turns.truncate(w.turns.len() - n);
-                w.attach = parent_pos(out, first_dropped);
+                w.attach = w.placed[first_dropped].parent.map(|p| p as usize);
             } else if n > 0 {
                 d.findings.push(Finding::new(
                     Code::InvalidField,
@@ -811,7 +825,7 @@ impl<'a> Pass<'a> {
         }
         if hint("aborted").is_some() {
             let turn_start = w.turns.last().copied().unwrap_or(0);
-            if let Some(a) = last_assistant(out, w.attach, turn_start) {
+            if let Some(a) = last_assistant(w, turn_start) {
                 if let Some(m) = out[a].message.as_mut() {
                     m.reply_mut().stop_reason = Some(Cow::Borrowed("aborted"));
                 }
@@ -821,7 +835,7 @@ impl<'a> Pass<'a> {
 }
 
 /// Place a history entry: merge it into the open request, or chain it after the last entry.
-fn place<'a>(out: &mut Vec<Entry<'a>>, w: &mut Walk, mut e: Entry<'a>) {
+fn place<'a>(out: &mut Vec<Entry<'a>>, w: &mut Walk, e: Entry<'a>) {
     let assistant = e.message.as_ref().is_some_and(|m| m.role == Role::Assistant);
     if assistant {
         if let Some(o) = w.open {
@@ -829,13 +843,10 @@ fn place<'a>(out: &mut Vec<Entry<'a>>, w: &mut Walk, mut e: Entry<'a>) {
             return;
         }
     }
-    e.set_parent(w.attach.map(|a| out[a].id.clone()));
-    let ix = out.len();
     if e.message.as_ref().is_some_and(|m| m.role == Role::User) {
-        w.users.push(ix);
+        w.users.push(out.len());
     }
-    out.push(e);
-    w.attach = Some(ix);
+    let ix = chain(out, w, e);
     if assistant {
         w.open = Some(ix);
         w.pending = Some(ix);
@@ -877,13 +888,10 @@ fn settle<'a>(out: &mut Vec<Entry<'a>>, w: &mut Walk, mut counter: Entry<'a>, la
             counter.id = super::line_id(n);
             counter.kind = Kind::Message;
             counter = counter.named(Cow::Borrowed("token_count"));
-            counter.set_parent(w.attach.map(|a| out[a].id.clone()));
             counter.extra_mut().hints.clear();
             counter.synthetic_id = true;
             counter.message = Some(Box::new(Message::with_role(Role::Assistant, Cow::Borrowed("assistant"))));
-            out.push(counter);
-            w.attach = Some(out.len() - 1);
-            out.len() - 1
+            chain(out, w, counter)
         }
     };
     if let Some(m) = out[ix].message.as_mut() {
@@ -901,24 +909,27 @@ fn mark_typed(e: &mut Entry<'_>) {
     push_lean(&mut e.extra_mut().hints, ("typed", Cow::Borrowed("1")));
 }
 
-/// The position of an entry's parent.
-fn parent_pos(out: &[Entry<'_>], ix: usize) -> Option<usize> {
-    let p = out[ix].parent_named()?;
-    out[..ix].iter().rposition(|e| &e.id == p)
+/// Chain an entry after the one the next attaches to, and attach the next to it. Returns its
+/// position.
+fn chain<'a>(out: &mut Vec<Entry<'a>>, w: &mut Walk, mut e: Entry<'a>) -> usize {
+    let ix = out.len();
+    let assistant = match e.message.as_ref().is_some_and(|m| m.role == Role::Assistant) {
+        true => Some(ix as u32),
+        false => w.attach.and_then(|a| w.placed[a].assistant),
+    };
+    w.placed.push(Placed { parent: w.attach.map(|a| a as u32), assistant });
+    e.set_parent(w.attach.map(|a| out[a].id.clone()));
+    out.push(e);
+    w.attach = Some(ix);
+    ix
 }
 
-/// The latest assistant entry on the current branch at or after `from`.
-fn last_assistant(out: &[Entry<'_>], mut at: Option<usize>, from: usize) -> Option<usize> {
-    while let Some(i) = at {
-        if i < from {
-            return None;
-        }
-        if out[i].message.as_ref().is_some_and(|m| m.role == Role::Assistant) {
-            return Some(i);
-        }
-        at = parent_pos(out, i);
-    }
-    None
+/// The latest assistant entry on the current branch at or after `from`. Positions fall
+/// along a branch toward its root, so the branch's latest assistant entry is at or after
+/// `from` exactly when a walk back from the tip to `from` meets it.
+fn last_assistant(w: &Walk, from: usize) -> Option<usize> {
+    let a = w.placed[w.attach?].assistant? as usize;
+    (a >= from).then_some(a)
 }
 
 /// Tool outputs name no tool: take the name from the call with the same id.
