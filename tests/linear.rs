@@ -515,3 +515,138 @@ fn the_prompts_of_500_000_crab_runs_are_found_in_linear_time() {
     assert_eq!(runs[n]["prompt"], "the last prompt");
     assert_eq!(runs[n]["run_id"], format!("r{n}"));
 }
+
+// ---------------------------------------------------------------------------------------
+// Codex rollouts (FORMATS-REAL.md section 3): a rollback reattaches to the parent of the
+// first turn it drops, and an abort marks the turn's latest assistant entry, each found
+// back along the current branch.
+
+/// A Codex rollout: `session_meta`, then each `(type, payload)` as a line.
+fn rollout(dir: &Path, name: &str, records: impl Iterator<Item = (&'static str, String)>) -> String {
+    use std::io::Write;
+    let path = dir.join(name);
+    let mut w = BufWriter::new(File::create(&path).unwrap());
+    let meta = r#"{"id":"thread-linear","timestamp":"2026-03-01T09:00:00.000Z","cwd":"/w","model_provider":"openai"}"#;
+    for (ty, payload) in std::iter::once(("session_meta", meta.to_string())).chain(records) {
+        writeln!(w, r#"{{"timestamp":"2026-03-01T09:00:00.000Z","type":"{ty}","payload":{payload}}}"#).unwrap();
+    }
+    w.flush().unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// A typed prompt: the user item and its `user_message` echo (two lines, one entry).
+fn typed(text: &str) -> [(&'static str, String); 2] {
+    [
+        (
+            "response_item",
+            format!(r#"{{"type":"message","role":"user","content":[{{"type":"input_text","text":"{text}"}}]}}"#),
+        ),
+        ("event_msg", format!(r#"{{"type":"user_message","message":"{text}"}}"#)),
+    ]
+}
+
+fn answer(text: &str) -> (&'static str, String) {
+    (
+        "response_item",
+        format!(r#"{{"type":"message","role":"assistant","content":[{{"type":"output_text","text":"{text}"}}]}}"#),
+    )
+}
+
+/// A base turn, then 250,000 turns each answered and rolled back, then a last turn: every
+/// dropped turn stays as a branch off the base turn's answer, and the last turn attaches
+/// there too. (The first dropped turn's parent was searched for by id, back over every
+/// abandoned branch: 200,000 rollbacks took `check` 100 s in a release build.)
+#[test]
+fn a_quarter_million_rollbacks_reattach_in_linear_time() {
+    let k = 250_000u64;
+    let dir = tempfile::tempdir().unwrap();
+    // Lines: 1 session_meta; 2-4 the base turn (prompt L2, echo, answer L4); from 5, four
+    // per dropped turn (prompt, echo, answer, rollback); the last turn's prompt and answer.
+    let dropped = (0..k).flat_map(|i| {
+        let rollback = ("event_msg", r#"{"type":"thread_rolled_back","num_turns":1}"#.to_string());
+        typed(&format!("try {i}")).into_iter().chain([answer(&format!("answer {i}")), rollback])
+    });
+    let records =
+        typed("base").into_iter().chain([answer("ok")]).chain(dropped).chain(typed("last")).chain([answer("done")]);
+    let p = rollout(dir.path(), "rollbacks.jsonl", records);
+    let (last_prompt, last_answer) = (5 + 4 * k, 7 + 4 * k);
+
+    let check = run_within(&["check", "--json", &p]);
+    assert_eq!(check.code, 0, "{}", check.stderr);
+    let doc = check.json();
+    assert_eq!(doc["entries"], 2 * k + 4);
+    assert_eq!(doc["findings"], serde_json::json!([]));
+
+    let path = run_within(&["path", "--json", &p]);
+    assert_eq!(path.code, 0, "{}", path.stderr);
+    let ids: Vec<String> =
+        path.json()["entries"].as_array().unwrap().iter().map(|e| e["id"].as_str().unwrap().to_string()).collect();
+    assert_eq!(ids, ["L2".to_string(), "L4".into(), format!("L{last_prompt}"), format!("L{last_answer}")]);
+
+    // A leaf per dropped turn (its answer, three levels down), and the last answer.
+    let leaves = run_within(&["leaves", "--json", &p]);
+    assert_eq!(leaves.code, 0, "{}", leaves.stderr);
+    let doc = leaves.json();
+    assert_eq!(doc["latest"], format!("L{last_answer}").as_str());
+    let leaves = doc["leaves"].as_array().unwrap();
+    assert_eq!(leaves.len() as u64, k + 1);
+    assert!(leaves.iter().all(|l| l["depth"] == 3 && l["role"] == "assistant"));
+    assert_eq!(leaves[0]["id"], "L7");
+    assert_eq!(leaves[k as usize - 1]["id"], format!("L{}", 7 + 4 * (k - 1)).as_str());
+}
+
+/// One turn whose request calls 150,000 tools, each output followed by a `turn_aborted`,
+/// then a typed turn with no request, aborted too: every abort in the first turn marks its
+/// one request, the last marks nothing (its turn has no assistant entry). (The request was
+/// found by walking back from each abort to the turn's start: 120,000 aborts took `check`
+/// 84 s in a release build.)
+#[test]
+fn a_turn_of_150_000_aborts_marks_its_request_in_linear_time() {
+    let k = 150_000u64;
+    let dir = tempfile::tempdir().unwrap();
+    let aborted = || ("event_msg", r#"{"type":"turn_aborted","reason":"interrupted"}"#.to_string());
+    // Lines: 1 session_meta; 2-3 the prompt (L2) and its echo; 4 to 3 + k the calls, one
+    // request (L4); then each output (L(4 + k + 2i)) and an abort; the next prompt, its echo,
+    // an abort.
+    let calls = (0..k).map(|i| {
+        let call = r#""type":"function_call","name":"exec_command","arguments":"{}""#;
+        ("response_item", format!(r#"{{{call},"call_id":"call_{i}"}}"#))
+    });
+    let outputs = (0..k).flat_map(|i| {
+        let output =
+            format!(r#"{{"type":"function_call_output","call_id":"call_{i}","output":"Process exited with code 0"}}"#);
+        [("response_item", output), aborted()]
+    });
+    let records = typed("go").into_iter().chain(calls).chain(outputs).chain(typed("next")).chain([aborted()]);
+    let p = rollout(dir.path(), "aborts.jsonl", records);
+    let next = 4 + 3 * k;
+
+    let check = run_within(&["check", "--json", &p]);
+    assert_eq!(check.code, 0, "{}", check.stderr);
+    let doc = check.json();
+    assert_eq!(doc["entries"], k + 3);
+    assert_eq!(doc["findings"], serde_json::json!([]));
+
+    // One model call, the request, marked aborted.
+    let calls = run_within(&["rows", "--table", "calls", &p]);
+    assert_eq!(calls.code, 0, "{}", calls.stderr);
+    let rows: Vec<Value> = calls.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(rows.len(), 1);
+    assert_eq!((&rows[0]["entry_id"], &rows[0]["stop_reason"]), (&"L4".into(), &"aborted".into()));
+
+    // The first run is interrupted with all its tool calls; the second has nothing to mark.
+    let trace = run_within(&["trace", "--json", &p]);
+    assert_eq!(trace.code, 0, "{}", trace.stderr);
+    let doc = trace.json();
+    assert_eq!(doc["leaf"], format!("L{next}").as_str());
+    let runs = doc["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(
+        (&runs[0]["status"], &runs[0]["llm_calls"], &runs[0]["tool_calls"]),
+        (&"interrupted".into(), &1.into(), &k.into())
+    );
+    assert_eq!(
+        (&runs[1]["run_id"], &runs[1]["stop_reason"], &runs[1]["llm_calls"]),
+        (&format!("L{next}").into(), &Value::Null, &0.into())
+    );
+}
