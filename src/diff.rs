@@ -149,16 +149,25 @@ pub fn pairs(a: &[&str], b: &[&str]) -> Vec<(usize, usize)> {
         return Vec::new();
     }
     if a.len().saturating_mul(b.len()) > LCS_LIMIT {
-        let mut at: HashMap<&str, Vec<usize>> = HashMap::new();
+        // Each text's positions in `b`, ascending, and a cursor past those already behind
+        // `next`. `next` only grows, so a cursor never moves back: each position is passed
+        // over once in all, however many equal texts `a` holds (searching each list from
+        // its start for every text of `a` was quadratic in the number of equal prompts).
+        let mut at: HashMap<&str, (Vec<usize>, usize)> = HashMap::new();
         for (k, t) in b.iter().enumerate() {
-            at.entry(t).or_default().push(k);
+            at.entry(t).or_default().0.push(k);
         }
         let mut out = Vec::new();
         let mut next = 0;
         for (x, t) in a.iter().enumerate() {
-            if let Some(y) = at.get(t).and_then(|v| v.iter().copied().find(|&y| y >= next)) {
+            let Some((v, cursor)) = at.get_mut(t) else { continue };
+            while v.get(*cursor).is_some_and(|&y| y < next) {
+                *cursor += 1;
+            }
+            if let Some(&y) = v.get(*cursor) {
                 out.push((x, y));
                 next = y + 1;
+                *cursor += 1;
             }
         }
         return out;
@@ -196,5 +205,28 @@ mod tests {
         assert_eq!(pairs(&["x", "fix", "y", "go"], &["fix", "go", "z"]), [(1, 0), (3, 1)]);
         assert_eq!(pairs(&["a", "b"], &["b", "a"]).len(), 1);
         assert!(pairs(&[], &["a"]).is_empty());
+    }
+
+    /// The greedy match (above `LCS_LIMIT`) pairs each text of `a` with the first equal one
+    /// of `b` after the last pair, as a search from the start of each list would.
+    #[test]
+    fn the_greedy_match_pairs_the_first_equal_text_after_the_last_pair() {
+        let a: Vec<&str> = (0..3000).map(|k| ["x", "y", "x", "z"][k % 4]).collect();
+        let b: Vec<&str> = (0..3000).map(|k| ["y", "x", "x", "w"][k % 4]).collect();
+        assert!(a.len() * b.len() > LCS_LIMIT);
+        let mut at: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (k, t) in b.iter().enumerate() {
+            at.entry(t).or_default().push(k);
+        }
+        let (mut want, mut next) = (Vec::new(), 0);
+        for (x, t) in a.iter().enumerate() {
+            if let Some(y) = at.get(t).and_then(|v| v.iter().copied().find(|&y| y >= next)) {
+                want.push((x, y));
+                next = y + 1;
+            }
+        }
+        assert_eq!(pairs(&a, &b), want);
+        let same = vec!["again"; 2500];
+        assert_eq!(pairs(&same, &same[..2000]), (0..2000).map(|k| (k, k)).collect::<Vec<_>>());
     }
 }

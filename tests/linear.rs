@@ -650,3 +650,68 @@ fn a_turn_of_150_000_aborts_marks_its_request_in_linear_time() {
         (&format!("L{next}").into(), &Value::Null, &0.into())
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// `diff`'s alignment of retried prompts: branches built so that a step per prompt turns
+// quadratic.
+
+/// The header, then `(id, parent, body)` as lines (arcturn).
+fn tree(dir: &Path, name: &str, entries: impl Iterator<Item = (String, Option<String>, String)>) -> String {
+    use std::io::Write;
+    let path = dir.join(name);
+    let mut w = BufWriter::new(File::create(&path).unwrap());
+    writeln!(
+        w,
+        r#"{{"kind":"session","version":1,"id":"s-tree","timestamp":"2026-11-02T09:14:03.463Z","cwd":"/tmp"}}"#
+    )
+    .unwrap();
+    for (id, parent, body) in entries {
+        let parent = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
+        writeln!(w, r#"{{"id":"{id}","parentId":{parent},"timestamp":"2026-11-02T09:16:20.530Z",{body}}}"#).unwrap();
+    }
+    w.flush().unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// A root prompt, then branch A of 700,000 prompts that all read "again", then branch B of
+/// 700,001 more from the same root: `diff` pairs A's k-th prompt with B's k-th, in order,
+/// and B's last sits alone at the end. (Above its table's limit the alignment searched the
+/// list of B's "again" prompts from its start for each of A's: 200,000 a side took 6 s in
+/// a release build, these more than 70 s.)
+#[test]
+fn two_branches_of_700_000_equal_prompts_align_in_linear_time() {
+    let k = 700_000;
+    let dir = tempfile::tempdir().unwrap();
+    let prompt = |text: &str| format!(r#""kind":"message","message":{{"role":"user","content":"{text}"}}"#);
+    let branch = |side: char, n: usize| {
+        (0..n).map(move |i| {
+            let parent = if i == 0 { "root".to_string() } else { format!("{side}{}", i - 1) };
+            (format!("{side}{i}"), Some(parent), prompt("again"))
+        })
+    };
+    let root = std::iter::once(("root".to_string(), None, prompt("start")));
+    let p = tree(dir.path(), "retried.jsonl", root.chain(branch('a', k)).chain(branch('b', k + 1)));
+
+    let out = run_within(&["diff", "--json", &p]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let doc = out.json();
+    assert_eq!((doc["relation"].as_str(), doc["ancestor"].as_str()), (Some("forked"), Some("root")));
+    assert_eq!(doc["a"]["leaf"], format!("a{}", k - 1).as_str());
+    assert_eq!(doc["b"]["leaf"], format!("b{k}").as_str());
+    assert_eq!(doc["a"]["entries"].as_array().unwrap().len(), k);
+    assert_eq!(doc["b"]["entries"].as_array().unwrap().len(), k + 1);
+    let rows = doc["aligned"].as_array().unwrap();
+    assert_eq!(rows.len(), k + 1);
+    for (i, r) in rows[..k].iter().enumerate() {
+        assert!(r["a"] == format!("a{i}").as_str() && r["b"] == format!("b{i}").as_str(), "row {i}: {r}");
+        assert_eq!(r["same_prompt"], true, "row {i}");
+    }
+    assert_eq!(
+        (&rows[k]["a"], &rows[k]["b"], &rows[k]["same_prompt"]),
+        (&Value::Null, &format!("b{k}").into(), &false.into())
+    );
+
+    let text = run_within(&["diff", "--color", "never", &p]);
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    assert_eq!(text.stdout.lines().filter(|l| l.contains(" = ")).count(), k, "a `=` row per pair");
+}
