@@ -652,8 +652,8 @@ fn a_turn_of_150_000_aborts_marks_its_request_in_linear_time() {
 }
 
 // ---------------------------------------------------------------------------------------
-// `diff`'s alignment of retried prompts: branches built so that a step per prompt turns
-// quadratic.
+// `diff`'s alignment of retried prompts, and the Markdown export's escaping of raw HTML:
+// texts built so that a step per prompt or per line turns quadratic.
 
 /// The header, then `(id, parent, body)` as lines (arcturn).
 fn tree(dir: &Path, name: &str, entries: impl Iterator<Item = (String, Option<String>, String)>) -> String {
@@ -714,4 +714,37 @@ fn two_branches_of_700_000_equal_prompts_align_in_linear_time() {
     let text = run_within(&["diff", "--color", "never", &p]);
     assert_eq!(text.code, 0, "{}", text.stderr);
     assert_eq!(text.stdout.lines().filter(|l| l.contains(" = ")).count(), k, "a `=` row per pair");
+}
+
+/// Eight messages, each 400,000 lines of `<div>`: the Markdown export escapes every line,
+/// so none reaches the Markdown as live HTML and each shows as the text it is. (Escaping
+/// the first `<div>` made the next line a block of its own, one full parse per line up to
+/// 64 and then escaping every punctuation mark: these took 17 s of CPU in a release
+/// build, more than 50 s on a busy machine; `--html` took 0.3 s.)
+#[test]
+fn messages_of_400_000_html_block_lines_export_to_markdown_in_linear_time() {
+    use pulldown_cmark::{Event, Parser};
+    let (messages, lines) = (8, 400_000);
+    let dir = tempfile::tempdir().unwrap();
+    let text = serde_json::to_string(&"<div>\n".repeat(lines)).unwrap();
+    let bodies = (0..messages).map(|i| {
+        let role = if i % 2 == 0 { "user" } else { "assistant" };
+        format!(r#""kind":"message","message":{{"role":"{role}","content":{text}}}"#)
+    });
+    let p = chain(dir.path(), "divs.jsonl", bodies);
+    let out = run_within(&["export", &p]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let md = &out.stdout;
+    // Each line of each message is escaped where it opens, and kept as written.
+    assert_eq!(md.lines().filter(|l| *l == "\\<div>").count(), messages * lines);
+    let live: Vec<String> = Parser::new(md)
+        .filter_map(|e| match e {
+            Event::Html(h) | Event::InlineHtml(h) => Some(h.to_string()),
+            _ => None,
+        })
+        .take(3)
+        .collect();
+    assert!(live.is_empty(), "{live:?}");
+    let shown = Parser::new(md).filter(|e| matches!(e, Event::Text(t) if &**t == "<div>")).count();
+    assert_eq!(shown, messages * lines, "each `<div>` renders as text");
 }

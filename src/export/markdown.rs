@@ -253,18 +253,28 @@ pub fn inline(s: &str) -> String {
 /// scheme is not allowed, gets a backslash before its opening `<` or `[`, so a renderer
 /// shows it as the text it is. Escaping one construct can expose another (an escaped HTML
 /// block start turns its lines into a paragraph with inline HTML), so this repeats until
-/// none is left; a pathological text falls back to escaping all Markdown punctuation.
+/// none is left. A text that has not settled after `ROUNDS` rounds is built to keep
+/// exposing one more construct per round; it falls back to escaping all Markdown
+/// punctuation of the text as written.
 pub fn contain(text: &str) -> String {
-    let mut cur = text.trim_end().to_string();
-    for _ in 0..64 {
+    let text = text.trim_end();
+    let mut cur = text.to_string();
+    for _ in 0..ROUNDS {
         let starts = live_markup(&cur);
         if starts.is_empty() {
             return close_open_fence(cur);
         }
         cur = insert_backslashes(&cur, &starts);
     }
-    cur.lines().map(inline).collect::<Vec<_>>().join("\n")
+    text.lines().map(inline).collect::<Vec<_>>().join("\n")
 }
+
+/// Rounds of escaping before `contain` falls back, each two full parses of the text. Texts
+/// met in practice settle in two or three (an HTML block's lines are escaped together, see
+/// `live_markup`); what needs more is built to cascade (links nested in links, HTML blocks
+/// in containers nested in containers, each escape exposing the next), and would otherwise
+/// cost a parse per level.
+const ROUNDS: usize = 8;
 
 /// Renderers differ in the extensions they enable; a construct counts as live if any of
 /// these parses finds it.
@@ -278,12 +288,43 @@ const DIALECTS: [Options; 2] = [
 ];
 
 /// Where a backslash makes each live construct plain text, in order.
+///
+/// An HTML block's first `<` makes it text, and its other lines become Markdown again:
+/// each line that opens with a tag either starts a new HTML block (a `<div>` interrupts
+/// the paragraph the escaped first line became) or is a paragraph line with that tag as
+/// inline HTML; the next round would escape it either way, at that `<`. So those are
+/// escaped in the same round (a round per line cost a full parse of the text per line,
+/// and sent a text of more lines than rounds to the fallback). Lines are taken up to one
+/// after which a code span or fence may still be open (a `<` inside code is text and
+/// must stay as written); from there on this round escapes only each block's first `<`,
+/// since what follows may now be code.
 fn live_markup(text: &str) -> Vec<usize> {
-    let mut at = std::collections::BTreeSet::new();
+    let mut at = Vec::new();
     for options in DIALECTS {
+        // Whether lines are still escaped with their block's first, and whether the
+        // previous `Html` event (an HTML block's line, or part of one) ended its line.
+        let (mut going, mut line_start) = (true, true);
         for (ev, range) in Parser::new_ext(text, options).into_offset_iter() {
             let found = match ev {
-                Event::Start(Tag::HtmlBlock) | Event::InlineHtml(_) => text[range.clone()].find('<'),
+                Event::Start(Tag::HtmlBlock) => {
+                    line_start = true;
+                    text[range.clone()].find('<')
+                }
+                Event::Html(_) => {
+                    let line = &text[range.clone()];
+                    let mut found = None;
+                    // (The first line's `<` is the block's, found again.)
+                    if going && line_start {
+                        let indent = line.len() - line.trim_start_matches(' ').len();
+                        if indent <= 3 && opens_tag(&line[indent..]) {
+                            found = Some(indent);
+                        }
+                    }
+                    going &= closes_its_code(line);
+                    line_start = line.ends_with('\n');
+                    found
+                }
+                Event::InlineHtml(_) => text[range.clone()].find('<'),
                 Event::Start(Tag::Link { link_type, dest_url, .. }) if !allowed_link(link_type, &dest_url) => {
                     let opener = if matches!(link_type, LinkType::Autolink | LinkType::Email) { '<' } else { '[' };
                     text[range.clone()].find(opener)
@@ -294,11 +335,197 @@ fn live_markup(text: &str) -> Vec<usize> {
                 _ => None,
             };
             if let Some(off) = found {
-                at.insert(range.start + off);
+                at.push(range.start + off);
             }
         }
     }
-    at.into_iter().collect()
+    // Both dialects find most of them: sorted and deduplicated once (a set kept ordered
+    // insert by insert cost more than the parses on a text of many lines).
+    at.sort_unstable();
+    at.dedup();
+    at
+}
+
+/// Whether `s` opens with HTML that a renderer takes as markup wherever a line of Markdown
+/// can start a block or continue a paragraph: an HTML block start of conditions 1 to 6
+/// (which interrupt a paragraph), or a tag complete on this line (a block of condition 7,
+/// or inline HTML). Not an autolink (`<https://…>`, `<a@b.c>`), a tag left open at the
+/// line's end, nor `<3`, `<-`, `<=`: those stay as written. As pulldown-cmark reads it.
+fn opens_tag(s: &str) -> bool {
+    let Some(rest) = s.as_bytes().strip_prefix(b"<") else { return false };
+    // A comment, processing instruction, CDATA section or declaration.
+    if rest.starts_with(b"!--")
+        || rest.starts_with(b"?")
+        || rest.starts_with(b"![CDATA[")
+        || rest.first() == Some(&b'!') && rest.get(1).is_some_and(u8::is_ascii_alphabetic)
+    {
+        return true;
+    }
+    let (closing, rest) = match rest.strip_prefix(b"/") {
+        Some(r) => (true, r),
+        None => (false, rest),
+    };
+    if !rest.first().is_some_and(u8::is_ascii_alphabetic) {
+        return false;
+    }
+    let (name, rest) = rest.split_at(rest.iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'-').count());
+    let named = |names: &[&str]| names.iter().any(|n| name.eq_ignore_ascii_case(n.as_bytes()));
+    let ended = matches!(rest.first(), None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'>'));
+    if (!closing && ended && named(&RAW_TAGS)) || ((ended || rest.starts_with(b"/>")) && named(&BLOCK_TAGS)) {
+        return true;
+    }
+    complete_tag(rest, closing)
+}
+
+/// Whether `rest`, what follows a tag's name on its line, completes the tag: attributes
+/// (each after whitespace; a name, then optionally `=` and an unquoted, single- or
+/// double-quoted value), then optional whitespace, `/` (an open tag only) and `>`.
+fn complete_tag(rest: &[u8], closing: bool) -> bool {
+    let space = |t: &[u8]| t.iter().take_while(|c| matches!(c, b' ' | b'\t' | 0x0b | 0x0c)).count();
+    let mut i = 0;
+    // A closing tag has no attributes.
+    if !closing {
+        loop {
+            let gap = space(&rest[i..]);
+            let at = i + gap;
+            match rest.get(at) {
+                Some(b'/' | b'>') => break,
+                Some(&c) if gap > 0 && (c.is_ascii_alphabetic() || c == b'_' || c == b':') => {}
+                _ => return false,
+            }
+            i = at + 1;
+            i += rest[i..]
+                .iter()
+                .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b':' | b'-'))
+                .count();
+            let eq = i + space(&rest[i..]);
+            if rest.get(eq) != Some(&b'=') {
+                continue;
+            }
+            let v = eq + 1 + space(&rest[eq + 1..]);
+            i = match rest.get(v) {
+                Some(&q @ (b'"' | b'\'')) => match rest[v + 1..].iter().position(|&c| c == q) {
+                    Some(len) => v + 1 + len + 1,
+                    None => return false,
+                },
+                _ => {
+                    let len = rest[v..]
+                        .iter()
+                        .take_while(|c| !matches!(c, b'\'' | b'"' | b' ' | b'=' | b'>' | b'<' | b'`' | b'\n' | b'\r'))
+                        .count();
+                    if len == 0 {
+                        return false;
+                    }
+                    v + len
+                }
+            };
+        }
+    }
+    i += space(&rest[i..]);
+    if !closing && rest.get(i) == Some(&b'/') {
+        i += 1;
+    }
+    rest.get(i) == Some(&b'>')
+}
+
+/// HTML block start condition 1: these open a block, complete or not.
+const RAW_TAGS: [&str; 4] = ["pre", "script", "style", "textarea"];
+
+/// HTML block start condition 6: these open a block, complete or not, and so do their
+/// closing tags.
+const BLOCK_TAGS: [&str; 62] = [
+    "address",
+    "article",
+    "aside",
+    "base",
+    "basefont",
+    "blockquote",
+    "body",
+    "caption",
+    "center",
+    "col",
+    "colgroup",
+    "dd",
+    "details",
+    "dialog",
+    "dir",
+    "div",
+    "dl",
+    "dt",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "frame",
+    "frameset",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "head",
+    "header",
+    "hr",
+    "html",
+    "iframe",
+    "legend",
+    "li",
+    "link",
+    "main",
+    "menu",
+    "menuitem",
+    "nav",
+    "noframes",
+    "ol",
+    "optgroup",
+    "option",
+    "p",
+    "param",
+    "search",
+    "section",
+    "summary",
+    "table",
+    "tbody",
+    "td",
+    "tfoot",
+    "th",
+    "thead",
+    "title",
+    "tr",
+    "track",
+    "ul",
+];
+
+/// Whether no code span or fence can be open past the end of `line`: it has no `~~~`, no
+/// backslash before a backtick, and its backtick runs pair up as code spans close (a run
+/// with the next run of the same length). A fence opener is a run left open.
+fn closes_its_code(line: &str) -> bool {
+    if line.contains("~~~") || line.contains("\\`") {
+        return false;
+    }
+    if !line.contains('`') {
+        return true;
+    }
+    let mut runs = Vec::new();
+    let mut run = 0;
+    for c in line.chars().chain(std::iter::once('\n')) {
+        if c == '`' {
+            run += 1;
+        } else if run > 0 {
+            runs.push(run);
+            run = 0;
+        }
+    }
+    let mut rest = &runs[..];
+    while let Some((&open, after)) = rest.split_first() {
+        match after.iter().position(|&r| r == open) {
+            Some(close) => rest = &after[close + 1..],
+            None => return false,
+        }
+    }
+    true
 }
 
 /// Links stay live only for http, https and mailto (and for relative references, which
@@ -331,6 +558,10 @@ fn insert_backslashes(text: &str, at: &[usize]) -> String {
 
 /// Close a top-level fenced code block left open at the end of the text.
 fn close_open_fence(text: String) -> String {
+    // A fence opens with three backticks or tildes: without either, no parse is needed.
+    if !text.contains("```") && !text.contains("~~~") {
+        return text;
+    }
     let mut close = None;
     for (ev, range) in Parser::new_ext(&text, Options::empty()).into_offset_iter() {
         if let Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) = ev {
@@ -371,9 +602,33 @@ mod tests {
         assert_eq!(contain("<pre>\nswallow"), "\\<pre>\nswallow");
         assert_eq!(contain("text\n\n```rust\nfn main() {"), "text\n\n```rust\nfn main() {\n```");
         assert_eq!(contain("```\nclosed\n```"), "```\nclosed\n```");
-        // The second start is only a block once the first one is escaped; then its
-        // closing tag is inline HTML in a paragraph, escaped in turn.
+        // The second start is only a block once the first one is escaped (so it is escaped
+        // with it); then its closing tag is inline HTML in a paragraph, escaped in turn.
         assert_eq!(contain("<iframe x>\n<style>y</style>"), "\\<iframe x>\n\\<style>y\\</style>");
+    }
+
+    #[test]
+    fn an_html_blocks_lines_are_escaped_together_but_not_in_code() {
+        // Each line would be a block of its own once the one before is escaped.
+        assert_eq!(contain(&"<div>\n".repeat(1000)), "\\<div>\n".repeat(1000).trim_end());
+        assert_eq!(contain("<div>\nx <b>\n</div>"), "\\<div>\nx \\<b>\n\\</div>");
+        // A fence or a code span that the escaped lines open keeps its `<` as written.
+        assert_eq!(contain("<div>\n```\n<b>\n```"), "\\<div>\n```\n<b>\n```");
+        assert_eq!(contain("<div>\na `x\n<b>` y"), "\\<div>\na `x\n<b>` y");
+        // Autolinks and a `<` that opens no tag stay.
+        assert_eq!(contain("<div>\n<https://e.org>\n<3 <- x"), "\\<div>\n<https://e.org>\n<3 <- x");
+        assert_eq!(contain("<p>\n<LICENSE or https://e.org/L>, or"), "\\<p>\n<LICENSE or https://e.org/L>, or");
+        assert_eq!(contain("<p>\n<a href='x' title=\"y\"/> z\n<td"), "\\<p>\n\\<a href='x' title=\"y\"/> z\n\\<td");
+        assert_eq!(contain("<div>\n<javascript:x>"), "\\<div>\n\\<javascript:x>");
+    }
+
+    #[test]
+    fn a_text_that_keeps_exposing_markup_falls_back_to_plain_text() {
+        // Each escaped link exposes the one around it: one level per round.
+        let nested = format!("{}x{}", "[".repeat(20), "](javascript:a)".repeat(20));
+        assert_eq!(contain(&nested), format!("{}x{}", "\\[".repeat(20), "\\](javascript:a)".repeat(20)));
+        let two = "[[x](javascript:a)](javascript:a)";
+        assert_eq!(contain(two), "\\[\\[x](javascript:a)](javascript:a)");
     }
 
     #[test]
