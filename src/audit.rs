@@ -348,8 +348,8 @@ fn place(s: &Session<'_>, ix: Ix, secrets: &[&str], calls: &HashMap<&str, &str>)
     };
     // When every block that could hold a secret names the tool the message would be given
     // anyway (a message that is one tool's result), there is nothing to look for.
-    let holders = (0..blocks.len()).filter(|&b| matches!(blocks[b], Block::ToolCall { .. } | Block::ToolResult(_)));
-    if holders.into_iter().all(|b| tool_of(Some(b)) == whole) {
+    let mut holders = (0..blocks.len()).filter(|&b| matches!(blocks[b], Block::ToolCall { .. } | Block::ToolResult(_)));
+    if holders.all(|b| tool_of(Some(b)) == whole) {
         return vec![Place { tool: whole, ..p }; secrets.len()];
     }
     first_holders(blocks, secrets).into_iter().map(|holder| Place { tool: tool_of(holder), ..p.clone() }).collect()
