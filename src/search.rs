@@ -14,7 +14,6 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 
-use rayon::prelude::*;
 use regex::{Regex, RegexBuilder};
 use serde::Serialize;
 use serde_json::Value;
@@ -69,24 +68,57 @@ impl Search {
         Ok(Search { re, filter, context })
     }
 
-    /// Search a whole session: its entries in parallel, then the lines that could not be
-    /// decoded. Hits come back in file order (entry order, then part order, then offset).
-    pub fn session(&self, s: &Session<'_>) -> Vec<Hit> {
-        let names = call_names(s);
-        let per_entry: Vec<Vec<Hit>> =
-            (0..s.entries.len() as Ix).into_par_iter().with_min_len(64).map(|i| self.entry(s, i, &names)).collect();
-        let mut hits: Vec<Hit> = per_entry.into_iter().flatten().collect();
+    /// What a session's search goes through, in the order its hits are given: every
+    /// entry, then (when no filter is set) the lines the session could not decode, placed
+    /// among the entries by line.
+    pub fn units(&self, s: &Session<'_>) -> Vec<Unit> {
+        let mut units: Vec<Unit> = (0..s.entries.len() as Ix).map(Unit::Entry).collect();
         if self.filter.role.is_none() && self.filter.tool.is_none() {
-            let damaged = self.damaged_lines(s);
+            let damaged = damaged_lines(s);
             if !damaged.is_empty() {
-                hits.extend(damaged);
-                hits.sort_by_key(|h| h.line);
+                units.extend(damaged);
+                // Stable: at one line, an entry's hits come before a damaged line's.
+                units.sort_by_key(|u| u.line(s));
             }
         }
-        hits
+        units
     }
 
-    fn entry(&self, s: &Session<'_>, i: Ix, names: &HashMap<&str, &str>) -> Vec<Hit> {
+    /// Search `units` of `s` in order, handing each find to `found` as it is made; `found`
+    /// returning `false` stops the search, and so does this function's `false`. `names`
+    /// are the session's tool names by call id ([`call_names`]).
+    pub fn search(
+        &self,
+        s: &Session<'_>,
+        names: &HashMap<&str, &str>,
+        units: &[Unit],
+        want: Want,
+        found: &mut dyn FnMut(Found) -> bool,
+    ) -> bool {
+        for u in units {
+            let going = match u {
+                Unit::Entry(i) => self.entry(s, *i, names, want, found),
+                Unit::Damaged { line, span } => {
+                    let raw = String::from_utf8_lossy(&s.source.bytes()[span.clone()]);
+                    let at = At { line: *line, entry: None, what: What::Damaged, role: None, tool: None };
+                    string_values(&raw).iter().all(|text| self.part(text, &at, want, found))
+                }
+            };
+            if !going {
+                return false;
+            }
+        }
+        true
+    }
+
+    fn entry(
+        &self,
+        s: &Session<'_>,
+        i: Ix,
+        names: &HashMap<&str, &str>,
+        want: Want,
+        found: &mut dyn FnMut(Found) -> bool,
+    ) -> bool {
         let e = s.entry(i);
         let parts = match e.kind {
             Kind::Message => match s.content(i) {
@@ -105,15 +137,16 @@ impl Search {
                 .collect(),
             Kind::State | Kind::Unknown => Vec::new(),
         };
-        let mut hits = Vec::new();
         for p in parts {
             if !self.selects(&p) {
                 continue;
             }
             let at = At { line: e.line, entry: Some(e.id.to_owned_id()), what: p.what, role: p.role, tool: p.tool };
-            self.part(&p.text, &at, &mut hits);
+            if !self.part(&p.text, &at, want, found) {
+                return false;
+            }
         }
-        hits
+        true
     }
 
     fn selects(&self, p: &Part) -> bool {
@@ -122,99 +155,170 @@ impl Search {
         role_ok && tool_ok
     }
 
-    /// Lines the session could not decode: their string values, decoded leniently.
-    fn damaged_lines(&self, s: &Session<'_>) -> Vec<Hit> {
-        let mut lines: Vec<u32> = s
-            .findings
-            .iter()
-            .filter(|f| {
-                matches!(
-                    f.code,
-                    Code::CorruptLine
-                        | Code::CorruptLastLine
-                        | Code::TornLastLine
-                        | Code::InvalidUtf8
-                        | Code::NotAnObject
-                )
-            })
-            .filter_map(|f| f.line)
-            .collect();
-        lines.sort_unstable();
-        lines.dedup();
-        if lines.is_empty() {
-            return Vec::new();
-        }
-        let bytes = s.source.bytes();
-        let mut hits = Vec::new();
-        let mut want = lines.iter().peekable();
-        for l in s.source.lines() {
-            let Some(&&n) = want.peek() else { break };
-            if l.number < n {
-                continue;
-            }
-            want.next();
-            let raw = String::from_utf8_lossy(&bytes[l.span.clone()]);
-            for text in string_values(&raw) {
-                let at = At { line: l.number, entry: None, what: What::Damaged, role: None, tool: None };
-                self.part(&text, &at, &mut hits);
-            }
-        }
-        hits
-    }
-
-    /// Find every match in one text and group them by the lines they touch.
-    fn part(&self, text: &str, at: &At, out: &mut Vec<Hit>) {
+    /// Find every match in one text and group them by the lines they touch, handing on each
+    /// group as soon as the next one shows where its context ends: a text of millions of
+    /// matching lines holds one group at a time. With [`Want::Count`], only how many groups.
+    fn part(&self, text: &str, at: &At, want: Want, found: &mut dyn FnMut(Found) -> bool) -> bool {
         let mut it = self.re.find_iter(text).peekable();
         if it.peek().is_none() {
-            return;
+            return true;
         }
         let mut lines = LineIndex::new(text);
-        // Hits of this part, before context is attached: (line range in the part, byte
-        // range of those lines, submatches relative to the start of those lines).
-        let mut groups: Vec<(Range<u32>, Range<usize>, Vec<Submatch>)> = Vec::new();
+        let mut shown = Shown { printed_to: 0, groups: 0 };
+        // The group not yet handed on: its line range in the part, the byte range of those
+        // lines, and its submatches relative to the start of those lines.
+        let mut open: Option<Group> = None;
         for m in it {
             let first = lines.line_of(m.start());
             // A match that ends with a newline ends on the line before it.
             let last = lines.line_of(if m.end() > m.start() { m.end() - 1 } else { m.start() });
-            let start = lines.start(first);
-            let end = lines.end(last);
-            match groups.last_mut() {
-                Some((ls, bytes, subs)) if first < ls.end => {
-                    ls.end = ls.end.max(last + 1);
-                    bytes.end = bytes.end.max(end);
-                    subs.push(Submatch { start: m.start() - bytes.start, end: m.end() - bytes.start });
+            if let Some(g) = open.as_mut().filter(|g| first < g.lines.end) {
+                g.lines.end = g.lines.end.max(last + 1);
+                if want == Want::Hits {
+                    g.bytes.end = g.bytes.end.max(lines.end(last));
+                    g.submatches.push(Submatch { start: m.start() - g.bytes.start, end: m.end() - g.bytes.start });
                 }
-                _ => groups.push((
-                    first..last + 1,
-                    start..end,
-                    vec![Submatch { start: m.start() - start, end: m.end() - start }],
-                )),
+                continue;
             }
+            if let Some(g) = open.take() {
+                if want == Want::Hits && !self.hand_on(g, Some(first), text, &mut lines, at, &mut shown, found) {
+                    return false;
+                }
+            }
+            shown.groups += 1;
+            let (start, end) = (lines.start(first), lines.end(last));
+            let submatches = match want {
+                Want::Hits => vec![Submatch { start: m.start() - start, end: m.end() - start }],
+                Want::Count => Vec::new(),
+            };
+            open = Some(Group { lines: first..last + 1, bytes: start..end, submatches });
         }
-        let c = self.context as u32;
-        let mut printed_to = 0u32; // the first part line not yet shown
-        for (k, (ls, bytes, submatches)) in groups.iter().enumerate() {
-            let from = ls.start.saturating_sub(c).max(printed_to);
-            let next = groups.get(k + 1).map_or(u32::MAX, |g| g.0.start);
-            let to = ls.end.saturating_add(c).min(next).min(lines.count());
-            let before = (from..ls.start).map(|l| lines.text(l).to_string()).collect();
-            let after = (ls.end..to).map(|l| lines.text(l).to_string()).collect();
-            out.push(Hit {
-                line: at.line,
-                entry_id: at.entry.clone(),
-                role: at.role.clone(),
-                tool: at.tool.clone(),
-                part: at.what,
-                text_line: ls.start + 1,
-                text: text[bytes.clone()].to_string(),
-                submatches: submatches.clone(),
-                before,
-                after,
-                continues: k > 0 && from <= printed_to && printed_to > 0,
-            });
-            printed_to = to;
+        match (want, open) {
+            (Want::Hits, Some(g)) => self.hand_on(g, None, text, &mut lines, at, &mut shown, found),
+            (Want::Count, _) => found(Found::Count(shown.groups)),
+            (Want::Hits, None) => true,
         }
     }
+
+    /// Make one group a hit, with its context up to `next` (the first line of the group
+    /// after it, if any), and hand it on.
+    #[allow(clippy::too_many_arguments)]
+    fn hand_on(
+        &self,
+        g: Group,
+        next: Option<u32>,
+        text: &str,
+        lines: &mut LineIndex<'_>,
+        at: &At,
+        shown: &mut Shown,
+        found: &mut dyn FnMut(Found) -> bool,
+    ) -> bool {
+        let c = self.context as u32;
+        let from = g.lines.start.saturating_sub(c).max(shown.printed_to);
+        let to = g.lines.end.saturating_add(c).min(next.unwrap_or(u32::MAX)).min(lines.count());
+        let before = (from..g.lines.start).map(|l| lines.text(l).to_string()).collect();
+        let after = (g.lines.end..to).map(|l| lines.text(l).to_string()).collect();
+        let continues = shown.groups > 1 && from <= shown.printed_to && shown.printed_to > 0;
+        shown.printed_to = to;
+        found(Found::Hit(Hit {
+            line: at.line,
+            entry_id: at.entry.clone(),
+            role: at.role.clone(),
+            tool: at.tool.clone(),
+            part: at.what,
+            text_line: g.lines.start + 1,
+            text: text[g.bytes].to_string(),
+            submatches: g.submatches,
+            before,
+            after,
+            continues,
+        }))
+    }
+}
+
+/// What is searched, one at a time: an entry, or a line the session could not decode.
+#[derive(Clone, Debug)]
+pub enum Unit {
+    Entry(Ix),
+    Damaged { line: u32, span: Range<usize> },
+}
+
+impl Unit {
+    /// The unit's (first) line in the file.
+    fn line(&self, s: &Session<'_>) -> u32 {
+        match self {
+            Unit::Entry(i) => s.entry(*i).line,
+            Unit::Damaged { line, .. } => *line,
+        }
+    }
+
+    /// About how much work the unit is: the bytes of its lines.
+    pub fn weight(&self, s: &Session<'_>) -> usize {
+        match self {
+            Unit::Entry(i) => s.entry(*i).spans().map(|sp| sp.len()).sum(),
+            Unit::Damaged { span, .. } => span.len(),
+        }
+    }
+}
+
+/// What a search gives for each part of an entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Want {
+    /// Every hit, with its text and context.
+    Hits,
+    /// Only how many hits (`-c`, `-l`): no text is copied.
+    Count,
+}
+
+/// One find, as [`Want`] asks.
+#[derive(Debug)]
+pub enum Found {
+    Hit(Hit),
+    /// The hits of one part (more than none).
+    Count(usize),
+}
+
+/// The lines of a part that one or more matches touch, before context is attached.
+struct Group {
+    lines: Range<u32>,
+    bytes: Range<usize>,
+    submatches: Vec<Submatch>,
+}
+
+/// A part's groups so far, for the context of the next.
+struct Shown {
+    /// The first part line not yet shown.
+    printed_to: u32,
+    /// Groups started, the open one included.
+    groups: usize,
+}
+
+/// Lines the session could not decode (their string values are searched, leniently).
+fn damaged_lines(s: &Session<'_>) -> Vec<Unit> {
+    let mut lines: Vec<u32> = s
+        .findings
+        .iter()
+        .filter(|f| {
+            matches!(
+                f.code,
+                Code::CorruptLine | Code::CorruptLastLine | Code::TornLastLine | Code::InvalidUtf8 | Code::NotAnObject
+            )
+        })
+        .filter_map(|f| f.line)
+        .collect();
+    lines.sort_unstable();
+    lines.dedup();
+    let mut units = Vec::new();
+    let mut want = lines.iter().peekable();
+    for l in s.source.lines() {
+        let Some(&&n) = want.peek() else { break };
+        if l.number < n {
+            continue;
+        }
+        want.next();
+        units.push(Unit::Damaged { line: l.number, span: l.span.clone() });
+    }
+    units
 }
 
 /// Where a part sits, for its hits.
@@ -287,7 +391,7 @@ pub struct Submatch {
 
 /// Tool names by call id over the whole file: a result is paired with its call as the
 /// model pairs them (a result may sit on another branch than its call).
-fn call_names<'s>(s: &'s Session<'_>) -> HashMap<&'s str, &'s str> {
+pub fn call_names<'s>(s: &'s Session<'_>) -> HashMap<&'s str, &'s str> {
     let mut names = HashMap::new();
     for m in s.entries.iter().filter_map(|e| e.message.as_ref()) {
         for c in &m.tool_calls {
@@ -523,7 +627,12 @@ mod tests {
         let s = Search::new(pattern, o, Filter::default(), context).unwrap();
         let at = At { line: 1, entry: None, what: What::Text, role: None, tool: None };
         let mut out = Vec::new();
-        s.part(text, &at, &mut out);
+        s.part(text, &at, Want::Hits, &mut |f| {
+            if let Found::Hit(h) = f {
+                out.push(h);
+            }
+            true
+        });
         out
     }
 

@@ -325,3 +325,129 @@ fn json_output_has_the_fields_its_schema_names() {
     let c = run(&["grep", "--json", "-c", "UTF-8", "testdata/arcturn/basic.jsonl"]).json();
     assert_eq!(c, json!({"file": "testdata/arcturn/basic.jsonl", "format": "arcturn", "count": 1}));
 }
+
+/// An arcturn session of `n` user prompts, each `marker {k}`, with a corrupt line carrying
+/// `marker damaged {k}` after every `every`-th prompt, and `pad` bytes of other text in each
+/// prompt so that the file is big enough to be searched by several threads.
+fn marked_session(dir: &std::path::Path, n: usize, every: usize, pad: usize) -> String {
+    use std::io::Write;
+    let path = dir.join("marked.jsonl");
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    writeln!(w, r#"{{"kind":"session","version":1,"id":"s-m","timestamp":"2026-11-02T09:00:00.000Z","cwd":"/p"}}"#)
+        .unwrap();
+    let filler = "lorem ipsum ".repeat(pad / 12);
+    for k in 0..n {
+        let parent = if k == 0 { "null".to_string() } else { format!("\"e{}\"", k - 1) };
+        writeln!(
+            w,
+            r#"{{"kind":"message","id":"e{k}","parentId":{parent},"timestamp":"2026-11-02T09:00:00.000Z","message":{{"role":"user","content":"{filler}\nmarker {k}"}}}}"#
+        )
+        .unwrap();
+        if k % every == every - 1 {
+            writeln!(w, r#"{{"kind":"message","id":"bad{k}","message":{{"content":"marker damaged {k}" oops}}"#)
+                .unwrap();
+        }
+    }
+    w.flush().unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+/// A session big enough for its search to be shared between threads gives every hit once,
+/// in file order, damaged lines in their place among the entries; `-c` counts them all and
+/// `-l` names the file once.
+#[test]
+fn a_big_session_searched_by_several_threads_gives_its_hits_in_file_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let (n, every) = (40_000, 97);
+    let f = marked_session(dir.path(), n, every, 600);
+    assert!(std::fs::metadata(&f).unwrap().len() > 24 << 20, "several chunks of a megabyte");
+    let out = common::cmd().args(["grep", "--json", "marker", &f]).env("RAYON_NUM_THREADS", "4").output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "corrupt lines before the last are an error");
+    let hits: Vec<Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let mut want = Vec::new();
+    let mut line = 1;
+    for k in 0..n {
+        line += 1;
+        want.push((line, format!("marker {k}")));
+        if k % every == every - 1 {
+            line += 1;
+            want.push((line, format!("marker damaged {k}")));
+        }
+    }
+    let got: Vec<(u64, String)> =
+        hits.iter().map(|h| (h["line"].as_u64().unwrap(), h["text"].as_str().unwrap().to_string())).collect();
+    assert_eq!(got.len(), want.len());
+    assert!(got == want, "hits out of file order");
+    assert!(hits.iter().all(|h| (h["part"] == "damaged") == h["text"].as_str().unwrap().contains("damaged")));
+    let count = run(&["grep", "-c", "marker", &f]);
+    assert_eq!(count.stdout, format!("{f}:{}\n", want.len()));
+    let listed = run(&["grep", "-l", "marker", &f, &f]);
+    assert_eq!(listed.stdout, format!("{f}\n{f}\n"));
+}
+
+/// One tool result of 2,000,000 matching lines: its hits are printed as they are found, and
+/// counted without being made, so the peak memory of `grep` and `grep -c` stays near that of
+/// a search that finds nothing (a build that made every hit first peaked 900 MB above it).
+/// Peak RSS from GNU time.
+#[test]
+fn millions_of_hits_in_one_text_are_printed_in_bounded_memory() {
+    let time = std::path::Path::new("/usr/bin/time");
+    if !time.exists() {
+        prereq::missing("/usr/bin/time", "the Debian package `time`", "ARCTURN_REQUIRE_GNU_TIME");
+        return;
+    }
+    use std::io::Write;
+    let n = 2_000_000;
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("seq.jsonl");
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&f).unwrap());
+    writeln!(w, r#"{{"kind":"session","version":1,"id":"s-seq","timestamp":"2026-11-02T09:00:00.000Z","cwd":"/p"}}"#)
+        .unwrap();
+    writeln!(w, r#"{{"kind":"message","id":"u","parentId":null,"timestamp":"2026-11-02T09:00:00.000Z","message":{{"role":"user","content":"count"}}}}"#).unwrap();
+    writeln!(w, r#"{{"kind":"message","id":"a","parentId":"u","timestamp":"2026-11-02T09:00:01.000Z","message":{{"role":"assistant","content":[{{"type":"toolCall","id":"c1","name":"bash","arguments":{{"command":"seq"}}}}]}}}}"#).unwrap();
+    let text: Vec<String> = (0..n).map(|k| format!("ok {k}")).collect();
+    writeln!(
+        w,
+        r#"{{"kind":"message","id":"r","parentId":"a","timestamp":"2026-11-02T09:00:02.000Z","message":{{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{{"type":"text","text":"{}"}}],"isError":false}}}}"#,
+        text.join("\\n")
+    )
+    .unwrap();
+    drop(w);
+    let f = f.to_string_lossy().into_owned();
+    let size = std::fs::metadata(&f).unwrap().len();
+    let peak = |args: &[&str], name: &str| -> (u64, std::path::PathBuf) {
+        let report = dir.path().join(format!("{name}.time"));
+        let printed = dir.path().join(format!("{name}.out"));
+        let status = std::process::Command::new(time)
+            .args(["-f", "%M", "-o"])
+            .arg(&report)
+            .arg(env!("CARGO_BIN_EXE_arcturn-inspect"))
+            .args(args)
+            .arg(&f)
+            .stdout(std::fs::File::create(&printed).unwrap())
+            .env("RAYON_NUM_THREADS", "2")
+            .status()
+            .unwrap();
+        assert!(status.code() == Some(0) || status.code() == Some(1), "{args:?}: {status:?}");
+        // GNU time says first when the status is not 0.
+        let report = std::fs::read_to_string(&report).unwrap();
+        let kib = report.lines().last().unwrap().trim().parse::<u64>().unwrap();
+        (kib * 1024, printed)
+    };
+    let (none, _) = peak(&["grep", "-c", "^none$"], "none");
+    let (counted, out) = peak(&["grep", "-c", "^ok"], "count");
+    assert_eq!(std::fs::read_to_string(out).unwrap(), format!("{f}:{n}\n"));
+    let (printed, out) = peak(&["grep", "--color", "never", "^ok"], "print");
+    let text = std::fs::read_to_string(out).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), n);
+    assert!(lines.iter().enumerate().all(|(k, l)| l.ends_with(&format!(": ok {k}"))), "every line, in order");
+    // The file, its decoded text and the index of its lines are allowed; a hit apiece is not.
+    for (what, bytes) in [("-c", counted), ("printing", printed)] {
+        assert!(
+            bytes < none + 3 * size,
+            "grep {what} peaked at {bytes} bytes, a search finding nothing at {none}: the hits were held"
+        );
+    }
+}

@@ -19,6 +19,9 @@ use crate::source::Source;
 
 /// The stack of a worker thread: a load recurses no deeper than the nesting limit.
 const WORKER_STACK: usize = 16 << 20;
+/// Files a thread may check ahead of the one being reported, whose reports wait: a file
+/// that takes long holds back only the reports after it, not the work on them.
+const REACH: usize = 64;
 
 pub fn run(ctx: &Ctx, a: &CheckArgs, out: &mut dyn Write) -> Result<Outcome> {
     let files = ctx.expand(&a.files)?;
@@ -63,10 +66,12 @@ pub fn run(ctx: &Ctx, a: &CheckArgs, out: &mut dyn Write) -> Result<Outcome> {
         (i, r)
     };
     let threads = rayon::current_num_threads().max(1);
+    // A report is small, and a directory's small files can go far ahead of a big one.
+    let workers = ordered::Workers { threads, stack: WORKER_STACK, ahead: threads * REACH };
     let work = |_: &mut (), i: usize, sink: &Sink<'_, (usize, Result<Report>)>| {
         sink.send(one(i));
     };
-    let failed = match ordered::run(files.len(), threads, WORKER_STACK, || (), work, &mut report_one) {
+    let failed = match ordered::run(files.len(), workers, || (), work, &mut report_one) {
         Ok(failed) => failed,
         // No thread could start: one file after the other, here.
         Err(NoThreads) => (0..files.len()).find_map(|i| report_one(one(i)).break_value()),

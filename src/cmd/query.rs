@@ -335,7 +335,8 @@ fn run_chunks(open: &Open, shared: &Shared<'_>, out: &RefCell<&mut dyn Write>) -
         }
         ControlFlow::Continue(())
     };
-    match crate::ordered::run(chunks.len(), shared.threads, STACK, init, work, consume) {
+    let workers = crate::ordered::Workers { threads: shared.threads, stack: STACK, ahead: shared.threads * 2 };
+    match crate::ordered::run(chunks.len(), workers, init, work, consume) {
         Err(crate::ordered::NoThreads) => Ok(None),
         Ok(_) => match failure {
             Some(e) => Err(e),
