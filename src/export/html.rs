@@ -464,53 +464,59 @@ pub fn allowed_link(url: &str) -> bool {
     u.starts_with("http://") || u.starts_with("https://") || u.starts_with("mailto:")
 }
 
-/// Render untrusted Markdown to safe HTML (see the module comment).
+/// Render untrusted Markdown to safe HTML (see the module comment). The parser's events
+/// are rewritten as they come and written at once: a text of millions of events holds none
+/// of them.
 pub fn markdown(text: &str) -> String {
     let opts = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
-    let mut events: Vec<Event<'_>> = Vec::new();
     // What each open link/image became, so its end tag matches: the end event, or the text
     // to show in place of a refused target.
     let mut stack: Vec<Result<TagEnd, String>> = Vec::new();
-    for ev in Parser::new_ext(text, opts) {
-        match ev {
-            Event::Html(h) | Event::InlineHtml(h) => events.push(Event::Text(h)),
-            Event::Start(Tag::HtmlBlock) => events.push(Event::Start(Tag::CodeBlock(CodeBlockKind::Indented))),
-            Event::End(TagEnd::HtmlBlock) => events.push(Event::End(TagEnd::CodeBlock)),
-            Event::Start(Tag::Link { link_type, dest_url, title, id }) => {
-                if allowed_link(&dest_url) {
-                    events.push(Event::Start(Tag::Link { link_type, dest_url, title, id }));
-                    stack.push(Ok(TagEnd::Link));
-                } else {
-                    stack.push(Err(dest_url.to_string()));
-                }
-            }
-            Event::Start(Tag::Image { dest_url, title, id, .. }) => {
-                let lower = dest_url.trim_start().to_ascii_lowercase();
-                if safe_data_image(&dest_url) {
-                    events.push(Event::Start(Tag::Image { link_type: LinkType::Inline, dest_url, title, id }));
-                    stack.push(Ok(TagEnd::Image));
-                } else if lower.starts_with("http://") || lower.starts_with("https://") {
-                    events.push(Event::Start(Tag::Link { link_type: LinkType::Inline, dest_url, title, id }));
-                    events.push(Event::Text(CowStr::Borrowed("[remote image, not loaded] ")));
-                    stack.push(Ok(TagEnd::Link));
-                } else {
-                    events.push(Event::Text(CowStr::Borrowed("[image] ")));
-                    stack.push(Err(dest_url.to_string()));
-                }
-            }
-            Event::End(TagEnd::Link | TagEnd::Image) => match stack.pop() {
-                Some(Ok(end)) => events.push(Event::End(end)),
-                Some(Err(url)) => {
-                    events.push(Event::Text(CowStr::Boxed(format!(" ({url})").into_boxed_str())));
-                }
-                None => {}
-            },
-            other => events.push(other),
-        }
-    }
+    let events = Parser::new_ext(text, opts).flat_map(move |ev| defuse(ev, &mut stack)).flatten();
     let mut out = String::with_capacity(text.len() + text.len() / 4);
-    html::push_html(&mut out, events.into_iter());
+    html::push_html(&mut out, events);
     out
+}
+
+/// What one event of untrusted Markdown is written as: up to two events.
+fn defuse<'a>(ev: Event<'a>, stack: &mut Vec<Result<TagEnd, String>>) -> [Option<Event<'a>>; 2] {
+    let one = |e| [Some(e), None];
+    match ev {
+        Event::Html(h) | Event::InlineHtml(h) => one(Event::Text(h)),
+        Event::Start(Tag::HtmlBlock) => one(Event::Start(Tag::CodeBlock(CodeBlockKind::Indented))),
+        Event::End(TagEnd::HtmlBlock) => one(Event::End(TagEnd::CodeBlock)),
+        Event::Start(Tag::Link { link_type, dest_url, title, id }) => {
+            if allowed_link(&dest_url) {
+                stack.push(Ok(TagEnd::Link));
+                one(Event::Start(Tag::Link { link_type, dest_url, title, id }))
+            } else {
+                stack.push(Err(dest_url.to_string()));
+                [None, None]
+            }
+        }
+        Event::Start(Tag::Image { dest_url, title, id, .. }) => {
+            let lower = dest_url.trim_start().to_ascii_lowercase();
+            if safe_data_image(&dest_url) {
+                stack.push(Ok(TagEnd::Image));
+                one(Event::Start(Tag::Image { link_type: LinkType::Inline, dest_url, title, id }))
+            } else if lower.starts_with("http://") || lower.starts_with("https://") {
+                stack.push(Ok(TagEnd::Link));
+                [
+                    Some(Event::Start(Tag::Link { link_type: LinkType::Inline, dest_url, title, id })),
+                    Some(Event::Text(CowStr::Borrowed("[remote image, not loaded] "))),
+                ]
+            } else {
+                stack.push(Err(dest_url.to_string()));
+                one(Event::Text(CowStr::Borrowed("[image] ")))
+            }
+        }
+        Event::End(TagEnd::Link | TagEnd::Image) => match stack.pop() {
+            Some(Ok(end)) => one(Event::End(end)),
+            Some(Err(url)) => one(Event::Text(CowStr::Boxed(format!(" ({url})").into_boxed_str()))),
+            None => [None, None],
+        },
+        other => one(other),
+    }
 }
 
 fn safe_data_image(url: &str) -> bool {
