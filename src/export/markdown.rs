@@ -266,7 +266,27 @@ pub fn contain(text: &str) -> String {
         }
         cur = insert_backslashes(&cur, &starts);
     }
-    text.lines().map(inline).collect::<Vec<_>>().join("\n")
+    text.lines().map(plain_line).collect::<Vec<_>>().join("\n")
+}
+
+/// A line of [`contain`]'s fallback: its Markdown punctuation escaped ([`inline`]), and so
+/// is what would open a block at its start: a bullet (`-`, `+`), a setext underline or
+/// thematic break (`=`, `-`), an ordered list's `1.` or `1)`. The text stays paragraphs of
+/// plain text inside its section: no list, and no heading or rule that could pass for one of
+/// the transcript's own.
+fn plain_line(line: &str) -> String {
+    let body = line.trim_start_matches([' ', '\t']);
+    let lead = &line[..line.len() - body.len()];
+    let digits = body.bytes().take_while(u8::is_ascii_digit).count();
+    let opener = match body.as_bytes().get(digits) {
+        Some(b'-' | b'+' | b'=') if digits == 0 => Some(0),
+        Some(b'.' | b')') if digits > 0 => Some(digits),
+        _ => None,
+    };
+    match opener {
+        Some(k) => format!("{lead}{}\\{}", &body[..k], inline(&body[k..])),
+        None => format!("{lead}{}", inline(body)),
+    }
 }
 
 /// Rounds of escaping before `contain` falls back, each two full parses of the text. Texts
@@ -627,6 +647,22 @@ mod tests {
         // Each escaped link exposes the one around it: one level per round.
         let nested = format!("{}x{}", "[".repeat(20), "](javascript:a)".repeat(20));
         assert_eq!(contain(&nested), format!("{}x{}", "\\[".repeat(20), "\\](javascript:a)".repeat(20)));
+        // Nothing of the fallback opens a block: no list, heading or rule.
+        let blocks = "Title\n===\n- a\n  + b\n1. c\n22) d\n---\n= e\n3 f\n-1";
+        let fallen = contain(&format!("{nested}\n{blocks}"));
+        assert_eq!(
+            fallen.lines().skip(1).collect::<Vec<_>>(),
+            ["Title", "\\===", "\\- a", "  \\+ b", "1\\. c", "22\\) d", "\\---", "\\= e", "3 f", "\\-1"]
+        );
+        for options in DIALECTS {
+            for ev in Parser::new_ext(&fallen, options) {
+                let block = matches!(
+                    ev,
+                    Event::Start(Tag::List(_) | Tag::Item | Tag::Heading { .. } | Tag::CodeBlock(_)) | Event::Rule
+                );
+                assert!(!block, "{ev:?} in {fallen:?}");
+            }
+        }
         let two = "[[x](javascript:a)](javascript:a)";
         assert_eq!(contain(two), "\\[\\[x](javascript:a)](javascript:a)");
     }
