@@ -174,8 +174,46 @@ pub enum Detail<'s> {
     Event {
         obs: &'s str,
         #[serde(flatten)]
-        fields: Map<String, Value>,
+        fields: Fields<'s>,
     },
+}
+
+/// An event's own fields: the record minus what every span already says. A crab event's
+/// are read from its line when they are asked for (a trace of many events holds none of
+/// them, and `rows` never asks).
+pub enum Fields<'s> {
+    /// Made by the trace (arcturn's events).
+    Made(Map<String, Value>),
+    /// The record on this line of the session.
+    Line(&'s Session<'s>, std::ops::Range<usize>),
+}
+
+impl Fields<'_> {
+    pub fn map(&self) -> std::borrow::Cow<'_, Map<String, Value>> {
+        const COMMON: &[&str] = &["kind", "run_id", "ts", "obs", "outcome", "duration_ms", "start_ms", "line", "error"];
+        match self {
+            Fields::Made(m) => std::borrow::Cow::Borrowed(m),
+            Fields::Line(s, span) => std::borrow::Cow::Owned(match s.value_at(span.clone()) {
+                Ok(Value::Object(m)) => m.into_iter().filter(|(k, _)| !COMMON.contains(&k.as_str())).collect(),
+                _ => Map::new(),
+            }),
+        }
+    }
+}
+
+impl Serialize for Fields<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.map().serialize(serializer)
+    }
+}
+
+impl std::fmt::Debug for Fields<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fields::Made(m) => f.debug_tuple("Made").field(m).finish(),
+            Fields::Line(_, span) => f.debug_tuple("Line").field(span).finish(),
+        }
+    }
 }
 
 /// The fields only crab records for a tool call.
@@ -323,7 +361,7 @@ fn crab_run<'s>(s: &'s Session<'_>, obs: &[&'s Observation<'_>], prompts: &[(u32
     run
 }
 
-fn crab_span<'s>(s: &Session<'_>, o: &'s Observation<'_>) -> Span<'s> {
+fn crab_span<'s>(s: &'s Session<'_>, o: &'s Observation<'_>) -> Span<'s> {
     let (outcome, error) = outcome_of(o.outcome.as_ref());
     let (kind, detail) = match o.tag.as_ref() {
         "llm_call" => (
@@ -352,18 +390,9 @@ fn crab_span<'s>(s: &Session<'_>, o: &'s Observation<'_>) -> Span<'s> {
                 }),
             },
         ),
-        tag => (SpanKind::Event, Detail::Event { obs: tag, fields: event_fields(s, o) }),
+        tag => (SpanKind::Event, Detail::Event { obs: tag, fields: Fields::Line(s, o.span.clone()) }),
     };
     Span { kind, start_ms: o.ts, duration_ms: o.duration_ms, outcome, error, line: o.line, entry_id: None, detail }
-}
-
-/// An event's own fields: the record minus what every span already says.
-fn event_fields(s: &Session<'_>, o: &Observation<'_>) -> Map<String, Value> {
-    const COMMON: &[&str] = &["kind", "run_id", "ts", "obs", "outcome", "duration_ms", "start_ms", "line", "error"];
-    match s.value_at(o.span.clone()) {
-        Ok(Value::Object(m)) => m.into_iter().filter(|(k, _)| !COMMON.contains(&k.as_str())).collect(),
-        _ => Map::new(),
-    }
 }
 
 fn duration(start: Option<i64>, end: Option<i64>) -> Option<u64> {
@@ -706,7 +735,7 @@ fn event<'s, F>(span: F, obs: &'static str, fields: Map<String, Value>) -> Span<
 where
     F: FnOnce(SpanKind, SpanOutcome, Option<String>, Detail<'s>) -> Span<'s>,
 {
-    let mut sp = span(SpanKind::Event, SpanOutcome::Ok, None, Detail::Event { obs, fields });
+    let mut sp = span(SpanKind::Event, SpanOutcome::Ok, None, Detail::Event { obs, fields: Fields::Made(fields) });
     // An event is an instant, when its entry was written: no duration of its own.
     sp.start_ms = sp.end_ms();
     sp.duration_ms = None;

@@ -256,3 +256,54 @@ fn arcturn_entries_before_the_first_prompt() {
     assert_eq!((&runs[0]["start_ms"], &runs[0]["duration_ms"]), (&json!(1_793_714_401_000i64), &json!(8000)));
     assert_eq!((&runs[0]["llm_calls"], &runs[0]["status"]), (&json!(0), &json!("complete")));
 }
+
+/// The fields of crab events this tool does not know are read from each event's line when
+/// the trace is written: every event keeps its own, in the order written, less what every
+/// span says (`kind`, `run_id`, `ts`, `obs`, `outcome`, `duration_ms`, ...), whatever their
+/// type; `rows --table spans` names each event by its `obs`.
+#[test]
+fn many_unknown_crab_events_keep_their_own_fields() {
+    let n = 3_000;
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("{\"kind\":\"meta\",\"format_version\":2,\"created\":\"1793784600412ms\"}\n");
+    text.push_str("{\"kind\":\"obs\",\"run_id\":\"r1\",\"ts\":1793784600452,\"obs\":\"turn_start\"}\n");
+    text.push_str("{\"kind\":\"message\",\"id\":1,\"parent_id\":null,\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"go\"}]}}\n");
+    for k in 0..n {
+        text.push_str(&format!(
+            "{{\"kind\":\"obs\",\"run_id\":\"r1\",\"ts\":{},\"obs\":\"probe_{}\",\"key\":\"k\\u00e9{k}\",\"outcome\":\"Ok\",\"hits\":{k},\"nested\":{{\"a\":[{k},null,true]}},\"ratio\":{}.5}}\n",
+            1793784600460u64 + k,
+            k % 5,
+            k % 3
+        ));
+    }
+    text.push_str(
+        "{\"kind\":\"obs\",\"run_id\":\"r1\",\"ts\":1793784900000,\"obs\":\"turn_end\",\"outcome\":\"Ok\"}\n",
+    );
+    let f = dir.path().join("events.jsonl");
+    std::fs::write(&f, text).unwrap();
+    let f = f.to_string_lossy().into_owned();
+    let t = json(&["trace", "--json", "-q", &f], 0);
+    let spans = t["runs"][0]["spans"].as_array().unwrap();
+    assert_eq!(spans.len(), n as usize);
+    for (k, sp) in spans.iter().enumerate() {
+        let own: Vec<(&String, &Value)> =
+            sp.as_object().unwrap().iter().skip_while(|(key, _)| key.as_str() != "obs").collect();
+        let want = json!({
+            "obs": format!("probe_{}", k % 5),
+            "key": format!("k\u{e9}{k}"),
+            "hits": k,
+            "nested": {"a": [k, null, true]},
+            "ratio": (k % 3) as f64 + 0.5,
+        });
+        let want: Vec<(&String, &Value)> = want.as_object().unwrap().iter().collect();
+        assert_eq!(own, want, "event {k}");
+    }
+    let rows = run(&["rows", "--table", "spans", "-q", &f]);
+    let names: Vec<String> = stdout(&rows)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|r| r["span_kind"] == "event")
+        .map(|r| r["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names, (0..n).map(|k| format!("probe_{}", k % 5)).collect::<Vec<_>>());
+}

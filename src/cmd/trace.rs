@@ -321,7 +321,7 @@ fn span_line(
             }
             d
         }
-        Detail::Event { obs, fields } => event_text(obs, fields),
+        Detail::Event { obs, fields } => event_text(obs, &fields.map()),
     };
     let name = fit::truncate(&sanitize::inline(&span_name(sp)), name_w).into_owned();
     let name_cell = fit::pad(&name, name_w);
