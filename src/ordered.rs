@@ -4,9 +4,9 @@
 //! A worker takes the next chunk number and registers the channel of that chunk's pieces in
 //! the same step, so the caller finds the channels in chunk order. Each channel holds a few
 //! pieces, and only so many chunks ([`Workers::ahead`]) may be registered ahead of the one
-//! the caller is reading: a worker that gets that far ahead waits. A chunk is streamed while it is being worked on,
-//! so a chunk whose work produces without end (a filter that never stops printing) costs
-//! no more memory than any other.
+//! the caller is reading: a worker that gets that far ahead waits. A chunk is streamed while
+//! it is being worked on, so a chunk whose work produces without end (a filter that never
+//! stops printing) costs no more memory than any other.
 //!
 //! The workers are threads of their own rather than rayon's: their stack size is the
 //! caller's choice (rayon's workers have 2 MiB, and the work here may recurse deeply).
@@ -52,7 +52,8 @@ pub struct Workers {
     pub stack: usize,
     /// How many chunks may be under way or waiting, their pieces held, past the one the
     /// caller is reading: what is held is bounded by this many chunks' pieces
-    /// (`PIECES_AHEAD` each). Many small chunks behind a slow one want a long reach; big ones, a short one.
+    /// (`PIECES_AHEAD` each). Many small chunks behind a slow one want a long reach; big
+    /// ones, a short one.
     pub ahead: usize,
 }
 

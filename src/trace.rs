@@ -189,6 +189,7 @@ pub enum Fields<'s> {
 }
 
 impl Fields<'_> {
+    /// The fields, read from the line when they are not kept.
     pub fn map(&self) -> std::borrow::Cow<'_, Map<String, Value>> {
         const COMMON: &[&str] = &["kind", "run_id", "ts", "obs", "outcome", "duration_ms", "start_ms", "line", "error"];
         match self {
