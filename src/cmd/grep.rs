@@ -156,10 +156,7 @@ fn search_one(
         Ok(s) => s,
         Err(e) => {
             let messages = tally.fail(ctx, f, &e).into_iter().collect();
-            if sink.send(Piece::Loaded { messages, file, format: None }) {
-                sink.send(Piece::Done(tally));
-            }
-            return;
+            return unread(sink, messages, file, tally);
         }
     };
     let src = if last { super::keep_until_exit(src) } else { &src };
@@ -168,10 +165,7 @@ fn search_one(
         Ok(s) => s,
         Err(e) => {
             messages.extend(tally.fail(ctx, f, &e));
-            if sink.send(Piece::Loaded { messages, file, format: None }) {
-                sink.send(Piece::Done(tally));
-            }
-            return;
+            return unread(sink, messages, file, tally);
         }
     };
     tally.read(&s);
@@ -223,6 +217,13 @@ fn search_one(
     }
     if last {
         super::release(s);
+    }
+}
+
+/// What an input that could not be read gives the printer: its messages, and its tally.
+fn unread(sink: &Sink<'_, Piece>, messages: Vec<String>, file: String, tally: Tally) {
+    if sink.send(Piece::Loaded { messages, file, format: None }) {
+        sink.send(Piece::Done(tally));
     }
 }
 
