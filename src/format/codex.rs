@@ -144,7 +144,7 @@ impl RawTokens {
     fn figures(&self) -> [u64; 4] {
         let (i, c, o) = (num(self.input_tokens).unwrap_or(0), num(self.cached_input_tokens), num(self.output_tokens));
         let o = o.unwrap_or(0);
-        let t = num(self.total_tokens).unwrap_or(i + o);
+        let t = num(self.total_tokens).unwrap_or(i.saturating_add(o));
         [i, c.unwrap_or(0), o, t]
     }
 }
@@ -961,6 +961,18 @@ pub(crate) fn signature(p: &super::Probe<'_>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A total the counter leaves out is input + output, held at the largest count when the
+    /// sum passes it (as every sum of tokens is), not wrapped around to a small number (nor a
+    /// panic in a debug build).
+    #[test]
+    fn a_missing_total_is_held_at_the_largest_count() {
+        let figures = |text: &str| serde_json::from_str::<RawTokens>(text).unwrap().figures();
+        assert_eq!(figures(r#"{"input_tokens":5,"cached_input_tokens":1,"output_tokens":2}"#), [5, 1, 2, 7]);
+        assert_eq!(figures(r#"{"input_tokens":5,"output_tokens":2,"total_tokens":9}"#), [5, 0, 2, 9]);
+        let max = u64::MAX;
+        assert_eq!(figures(&format!(r#"{{"input_tokens":{max},"output_tokens":2}}"#)), [max, 0, 2, max]);
+    }
 
     fn sniff(b: &[u8]) -> bool {
         super::super::Probe::of(b).is_some_and(|p| signature(&p))

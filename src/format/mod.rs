@@ -48,6 +48,7 @@ const DETECT_LINES: usize = 50;
 const DETECT_BYTES: usize = 16 << 10;
 
 /// What one line decoded to.
+#[derive(Debug)]
 pub enum Record<'a> {
     // Boxed so that the common case (an entry) sets the size of every line's result.
     Header(Box<Header<'a>>),
@@ -59,6 +60,7 @@ pub enum Record<'a> {
 }
 
 /// Why a line could not be decoded.
+#[derive(Debug)]
 pub enum Fail {
     /// The JSON parser refused the line (syntax, or a field of the wrong type).
     Json(serde_json::Error),
@@ -1309,6 +1311,146 @@ pub fn unknown(code: Code, line: u32, what: &str, name: &str) -> Finding {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The skimmer decodes a line to the record serde_json decodes it to, in every format:
+    /// every line of every bundled and real session, and many variants of each (a value of
+    /// another type or shape in its place, a key renamed to another the format reads, a few
+    /// bytes changed), give the same record and the same notes on both paths wherever the
+    /// skimmer takes the line. (The skimmer's speed comes from reading less; this is what
+    /// keeps it from reading differently.)
+    #[test]
+    fn the_skimmer_decodes_every_line_as_serde_json_does() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        // Values one a line, keys spaced.
+        const VALUES: &str = r#"null
+true
+false
+0
+-1
+1.5
+-0
+1e3
+18446744073709551615
+18446744073709551616
+1e400
+""
+"x"
+"caf\u00e9 \"q\"\n"
+"2026-01-01T00:00:00.250Z"
+"\ud83d\ude00"
+[]
+{}
+[1,"a",null]
+{"type":"text","text":"t"}
+[{"type":"toolCall","id":"c","name":"n"}]"#;
+        const KEYS: &str = "type kind id parentId parentUuid uuid timestamp message role content usage model text \
+                            toolCallId tool_use_id isError is_error cost total payload obs";
+        let values: Vec<&str> = VALUES.lines().collect();
+        let keys: Vec<&str> = KEYS.split_whitespace().collect();
+        const SYMBOLS: &[u8] = b"{}[]\",:\\0123456789-.eEtrufalsn u";
+        let (mut lines, mut compared, mut variants) = (0, 0, 0);
+        for path in crate::test_corpus::session_files() {
+            let Ok(source) = Source::from_bytes("t.jsonl", std::fs::read(&path).unwrap()) else { continue };
+            let Ok(format) = detect(&source) else { continue };
+            let dec = decoder(format);
+            let bytes = source.bytes();
+            for line in source.lines() {
+                let Ok(text) = std::str::from_utf8(&bytes[line.span.clone()]) else { continue };
+                lines += 1;
+                compared += usize::from(alike(&dec, text, &line, &path));
+                if text.len() > 20_000 {
+                    continue;
+                }
+                for _ in 0..6 {
+                    let variant = match next() % 3 {
+                        0 => another_value(text, &mut next, &values),
+                        1 => another_key(text, &mut next, &keys),
+                        _ => bytes_changed(text, &mut next, SYMBOLS),
+                    };
+                    if let Some(v) = variant {
+                        variants += 1;
+                        compared += usize::from(alike(&dec, &v, &line, &path));
+                    }
+                }
+            }
+        }
+        assert!(
+            lines > 2_000 && variants > 10_000 && compared > 5_000,
+            "{lines} lines, {variants} variants, {compared} compared"
+        );
+    }
+
+    /// Whether the skimmer took `text` (a record or a definite failure), having checked that
+    /// serde_json gives the same.
+    fn alike(dec: &Decoder, text: &str, line: &Line, path: &std::path::Path) -> bool {
+        let skimmed = (dec.decode)(text, line, Effort::Skim);
+        if matches!(skimmed, Err(Fail::Declined)) {
+            return false;
+        }
+        let full = (dec.decode)(text, line, Effort::Full);
+        let shown = |r: &LineResult| match r {
+            // serde_json's message is the fallback's own; the skimmer declines such lines.
+            Err(Fail::Json(_)) => "a JSON error".to_string(),
+            r => format!("{r:?}"),
+        };
+        assert_eq!(shown(&skimmed), shown(&full), "{}:{}: {text}", path.display(), line.number);
+        true
+    }
+
+    /// `text` with the scalar value after one of its colons replaced by one of `values`.
+    fn another_value(text: &str, next: &mut impl FnMut() -> u64, values: &[&str]) -> Option<String> {
+        let colons: Vec<usize> = text.match_indices("\":").map(|(i, _)| i + 2).collect();
+        let at = *colons.get(next() as usize % colons.len().max(1))?;
+        let rest = &text[at..];
+        let len = match rest.as_bytes().first()? {
+            b'"' => {
+                let mut escaped = false;
+                1 + rest[1..].bytes().position(|c| {
+                    let end = c == b'"' && !escaped;
+                    escaped = c == b'\\' && !escaped;
+                    end
+                })? + 1
+            }
+            b'{' | b'[' => return None,
+            _ => rest.find([',', '}', ']']).unwrap_or(rest.len()),
+        };
+        Some(format!("{}{}{}", &text[..at], values[next() as usize % values.len()], &text[at + len..]))
+    }
+
+    /// `text` with one of its keys renamed to one of `keys`.
+    fn another_key(text: &str, next: &mut impl FnMut() -> u64, keys: &[&str]) -> Option<String> {
+        let ends: Vec<usize> = text.match_indices("\":").map(|(i, _)| i).collect();
+        let end = *ends.get(next() as usize % ends.len().max(1))?;
+        let start = text[..end].rfind('"')?;
+        Some(format!("{}\"{}{}", &text[..start], keys[next() as usize % keys.len()], &text[end..]))
+    }
+
+    /// `text` with one to three bytes replaced, removed or added; `None` when that is not
+    /// UTF-8.
+    fn bytes_changed(text: &str, next: &mut impl FnMut() -> u64, symbols: &[u8]) -> Option<String> {
+        let mut m = text.as_bytes().to_vec();
+        for _ in 0..1 + next() % 3 {
+            if m.is_empty() {
+                break;
+            }
+            let at = next() as usize % m.len();
+            let c = symbols[next() as usize % symbols.len()];
+            match next() % 3 {
+                0 => m[at] = c,
+                1 => {
+                    m.remove(at);
+                }
+                _ => m.insert(at, c),
+            }
+        }
+        String::from_utf8(m).ok()
+    }
 
     /// Every line a view reads again comes back as the text of its bytes: cut from a run the
     /// decode checked, or checked again where its run was not valid (a damaged line among
