@@ -256,6 +256,11 @@ struct Skim<'de> {
     accepted: bool,
     /// How many characters of a [`PROSE_TOKEN`] string are read ([`from_accepted_str_cut`]).
     cut: Option<usize>,
+    /// The key of a struct's member whose value is being read, not checked against the
+    /// struct's other keys yet ([`Access::fields`]): where its object's keys start in
+    /// `keys`, where the key is, and the depth of its value. Checked if the value turns out
+    /// to be ignored ([`Deserializer::deserialize_ignored_any`] at that depth).
+    unchecked: Option<Unchecked<'de>>,
 }
 
 impl Drop for Skim<'_> {
@@ -270,7 +275,19 @@ impl<'de> Skim<'de> {
         let Scratch { mut keys, mut frames } = SCRATCH.take();
         keys.clear();
         frames.clear();
-        Skim { s: text, b: text.as_bytes(), i: 0, depth: 0, keys, frames, bloom: 0, audit, accepted: false, cut: None }
+        Skim {
+            s: text,
+            b: text.as_bytes(),
+            i: 0,
+            depth: 0,
+            keys,
+            frames,
+            bloom: 0,
+            audit,
+            accepted: false,
+            cut: None,
+            unchecked: None,
+        }
     }
 
     /// Note an anomaly: collected when auditing, else the line is declined.
@@ -290,10 +307,15 @@ impl<'de> Skim<'de> {
     fn object_key(&mut self, frame: usize) -> Result<Cow<'de, str>> {
         let at = self.i;
         let key = self.parse_str()?;
-        let print = match &key {
-            Cow::Borrowed(k) => fingerprint_at(self.b, at + 1, k.as_bytes()),
-            Cow::Owned(k) => fingerprint(k),
-        };
+        self.note_key(frame, at, &key, matches!(key, Cow::Owned(_)))?;
+        Ok(key)
+    }
+
+    /// Check `key`, whose opening quote is at `at` (`escaped` when its text there has
+    /// escapes), against the keys noted of the object opened at `frame`, and note it.
+    #[inline(always)]
+    fn note_key(&mut self, frame: usize, at: usize, key: &str, escaped: bool) -> Result<()> {
+        let print = if escaped { fingerprint(key) } else { fingerprint_at(self.b, at + 1, key.as_bytes()) };
         let bit = bloom_bit(print);
         let seen = &self.keys[frame..];
         if self.bloom & bit != 0 && seen.len() < FEW_KEYS {
@@ -310,7 +332,7 @@ impl<'de> Skim<'de> {
         }
         self.bloom |= bit;
         self.keys.push(SeenKey { print, at });
-        Ok(key)
+        Ok(())
     }
 
     /// The object opened at `frame` is closed: check a big one for duplicates in one sort
@@ -583,6 +605,20 @@ impl<'de> Skim<'de> {
         }
         self.object_key(frame)?;
         self.eat(b':')
+    }
+
+    /// The object at `self.i` (its opening brace), to `v` as a map; `fields` when `v` is a
+    /// struct's visitor ([`Access::fields`]).
+    fn object<V: Visitor<'de>>(&mut self, v: V, fields: bool) -> Result<V::Value> {
+        self.i += 1;
+        self.enter()?;
+        let frame = self.keys.len();
+        let outer = std::mem::take(&mut self.bloom);
+        let value = v.visit_map(Access { de: &mut *self, first: true, close: b'}', frame, fields, key: (0, None) })?;
+        self.keys.truncate(frame);
+        self.bloom = outer;
+        self.depth -= 1;
+        Ok(value)
     }
 
     /// Called just after an opening bracket.
@@ -1142,21 +1178,18 @@ impl<'de> Deserializer<'de> for &mut Skim<'de> {
 
     fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
         match self.peek()? {
-            b'{' => {
-                self.i += 1;
-                self.enter()?;
-                let frame = self.keys.len();
-                let outer = std::mem::take(&mut self.bloom);
-                let value = v.visit_map(Access { de: &mut *self, first: true, close: b'}', frame })?;
-                self.keys.truncate(frame);
-                self.bloom = outer;
-                self.depth -= 1;
-                Ok(value)
-            }
+            b'{' => self.object(v, false),
             b'[' => {
                 self.i += 1;
                 self.enter()?;
-                let value = v.visit_seq(Access { de: &mut *self, first: true, close: b']', frame: ARRAY })?;
+                let value = v.visit_seq(Access {
+                    de: &mut *self,
+                    first: true,
+                    close: b']',
+                    frame: ARRAY,
+                    fields: false,
+                    key: (0, None),
+                })?;
                 self.depth -= 1;
                 Ok(value)
             }
@@ -1208,7 +1241,30 @@ impl<'de> Deserializer<'de> for &mut Skim<'de> {
         }
     }
 
+    /// A struct's members are read as a map's, but a member the struct knows is not checked
+    /// for a duplicate here: its visitor refuses a member named twice ([`Access::fields`]).
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: &'static [&'static str],
+        v: V,
+    ) -> Result<V::Value> {
+        match self.peek()? {
+            b'{' => self.object(v, self.audit.is_none()),
+            _ => self.deserialize_any(v),
+        }
+    }
+
     fn deserialize_ignored_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        // A member of a struct that the struct does not know: checked as a map's key is.
+        if let Some(u) = self.unchecked.take() {
+            if u.depth == self.depth {
+                match u.text {
+                    Some(text) => self.note_key(u.frame, u.at, text, false)?,
+                    None => self.note_key(u.frame, u.at, &key_at(self.s, u.at)?, true)?,
+                }
+            }
+        }
         if self.accepted && matches!(self.peek()?, b'{' | b'[') {
             self.skip_container()?;
         } else {
@@ -1282,7 +1338,7 @@ impl<'de> Deserializer<'de> for &mut Skim<'de> {
 
     forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier
+        bytes byte_buf unit unit_struct seq tuple tuple_struct map identifier
     }
 }
 
@@ -1293,6 +1349,25 @@ struct Access<'a, 'de> {
     close: u8,
     /// For a map, where its keys start in [`Skim::keys`].
     frame: usize,
+    /// The map is a struct's members, read by the visitor serde derives for it, which refuses
+    /// a member it knows named twice: only the members it ignores (which it skips with
+    /// `deserialize_ignored_any`) are checked against each other here. (Every
+    /// `deserialize_struct` of this crate is a derived one, and none of the library types the
+    /// decoders read asks for one; a hand-written visitor asks for a map or for any value.)
+    fields: bool,
+    /// With `fields`, where the last key read starts, and its text when it has no escapes.
+    key: (usize, Option<&'de str>),
+}
+
+/// A struct member's key not checked yet ([`Skim::unchecked`]).
+struct Unchecked<'de> {
+    /// Where the keys of its object start in [`Skim::keys`].
+    frame: usize,
+    /// Where the key is (its opening quote), and its text when it has no escapes.
+    at: usize,
+    text: Option<&'de str>,
+    /// The depth of its value.
+    depth: usize,
 }
 
 impl Access<'_, '_> {
@@ -1327,7 +1402,15 @@ impl<'de> MapAccess<'de> for Access<'_, 'de> {
         if self.de.peek()? != b'"' {
             return Err(DECLINED);
         }
-        match self.de.object_key(self.frame)? {
+        let key = if self.fields {
+            let at = self.de.i;
+            let key = self.de.parse_str()?;
+            self.key = (at, if let Cow::Borrowed(k) = key { Some(k) } else { None });
+            key
+        } else {
+            self.de.object_key(self.frame)?
+        };
+        match key {
             Cow::Borrowed(k) => seed.deserialize(de::value::BorrowedStrDeserializer::<Error>::new(k)),
             Cow::Owned(k) => seed.deserialize(de::value::StringDeserializer::<Error>::new(k)),
         }
@@ -1336,7 +1419,14 @@ impl<'de> MapAccess<'de> for Access<'_, 'de> {
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
         self.de.eat(b':')?;
-        seed.deserialize(&mut *self.de)
+        if !self.fields {
+            return seed.deserialize(&mut *self.de);
+        }
+        let (at, text) = self.key;
+        self.de.unchecked = Some(Unchecked { frame: self.frame, at, text, depth: self.de.depth });
+        let value = seed.deserialize(&mut *self.de);
+        self.de.unchecked = None;
+        value
     }
 }
 
@@ -1904,6 +1994,73 @@ mod tests {
             assert!(serde_json::from_str::<Value>(&doc).is_ok(), "{doc}");
             let found: Vec<Anomaly> = audit(&doc);
             assert_eq!(found.len(), usize::from(dup), "{doc}: {found:?}");
+        }
+    }
+
+    /// A struct's visitor refuses a member it knows named twice, and the skimmer checks the
+    /// members it ignores against each other, at every depth: a line with either is declined,
+    /// and one whose objects only share names with other objects is not. The structs are
+    /// shaped as the decoders' are (optional members, a default, nested structs, a list of
+    /// them, raw values).
+    #[test]
+    fn a_struct_declines_a_member_named_twice_whether_it_knows_it_or_not() {
+        #[derive(serde::Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct Inner<'a> {
+            #[serde(borrow)]
+            a: Option<&'a str>,
+            b: Option<u64>,
+        }
+        #[derive(serde::Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct Outer<'a> {
+            kind: Option<String>,
+            #[serde(borrow)]
+            inner: Option<Inner<'a>>,
+            #[serde(borrow)]
+            list: Option<Vec<Inner<'a>>>,
+            #[serde(borrow)]
+            raw: Option<&'a serde_json::value::RawValue>,
+            map: Option<std::collections::BTreeMap<String, u64>>,
+            #[serde(default)]
+            n: u64,
+        }
+        let many: Vec<String> = (0..40).map(|k| format!("\"u{k}\":{k}")).collect();
+        let many = many.join(",");
+        let ok = [
+            r#"{"kind":"x","inner":{"a":"1","b":2},"n":3}"#.to_string(),
+            r#"{"x":1,"inner":{"x":1,"y":2},"y":2}"#.to_string(),
+            r#"{"list":[{"x":1},{"x":2,"a":"z"}],"x":3,"a":4}"#.to_string(),
+            r#"{"inner":{"a":"q","z":{"z":1,"y":{"z":2}}},"z":0}"#.to_string(),
+            r#"{"raw":{"kind":1,"n":2},"kind":"k","n":1}"#.to_string(),
+            r#"{"map":{"kind":1,"n":2},"kind":"k","n":1}"#.to_string(),
+            r#"{"inner":{"b":1},"list":[],"b":2,"k\u0069nd":"x"}"#.to_string(),
+            format!(r#"{{"kind":"k",{many},"inner":{{{many}}}}}"#),
+        ];
+        let twice = [
+            r#"{"kind":"x","kind":"y"}"#.to_string(),
+            r#"{"kind":null,"kind":"y"}"#.to_string(),
+            r#"{"k\u0069nd":"x","kind":"y"}"#.to_string(),
+            r#"{"n":1,"inner":{},"n":2}"#.to_string(),
+            r#"{"x":1,"x":2}"#.to_string(),
+            r#"{"x":1,"kind":"k","inner":{"x":1},"x":2}"#.to_string(),
+            r#"{"\u0078":{"a":1},"x":[1]}"#.to_string(),
+            r#"{"inner":{"a":"1","a":"2"}}"#.to_string(),
+            r#"{"inner":{"q":1,"b":2,"q":3}}"#.to_string(),
+            r#"{"list":[{"x":1},{"x":1,"b":1,"x":2}]}"#.to_string(),
+            r#"{"z":{"k":1,"k":2}}"#.to_string(),
+            r#"{"raw":{"k":1,"k":2}}"#.to_string(),
+            r#"{"map":{"k":1,"k":2}}"#.to_string(),
+            format!(r#"{{"kind":"k",{many},"u39":0}}"#),
+            format!(r#"{{"inner":{{{many},"a":"1","u0":0}}}}"#),
+        ];
+        for doc in ok {
+            assert!(from_str::<Outer>(&doc).is_ok(), "{doc}");
+            assert!(serde_json::from_str::<Outer>(&doc).is_ok(), "{doc}");
+        }
+        for doc in twice {
+            assert_eq!(from_str::<Outer>(&doc).err(), Some(Error::Declined), "{doc}");
+            assert_eq!(from_str::<Value>(&doc).err(), Some(Error::Declined), "{doc}");
         }
     }
 
