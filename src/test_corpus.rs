@@ -1,6 +1,6 @@
-//! The session files unit tests read in place: every `.jsonl` file of `testdata/` and of the
-//! real agents' corpus beside the project (`../shared/real/`, which must be there under
-//! `CI=true`).
+//! What unit tests share: the session files they read in place (every `.jsonl` file of
+//! `testdata/` and of the real agents' corpus beside the project, `../shared/real/`, which
+//! must be there under `CI=true`), and the generator of their random inputs.
 
 use std::path::{Path, PathBuf};
 
@@ -26,5 +26,16 @@ fn jsonl_under(dir: &Path, out: &mut Vec<PathBuf>) {
         } else if p.extension().is_some_and(|x| x == "jsonl") {
             out.push(p);
         }
+    }
+}
+
+/// A xorshift generator from `seed` (not 0): the same numbers every run, so a failing
+/// random case fails again.
+pub fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
     }
 }

@@ -1320,13 +1320,7 @@ mod tests {
     /// keeps it from reading differently.)
     #[test]
     fn the_skimmer_decodes_every_line_as_serde_json_does() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::test_corpus::xorshift(0x2545_f491_4f6c_dd1d);
         // Values one a line, keys spaced.
         const VALUES: &str = r#"null
 true

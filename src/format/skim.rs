@@ -614,7 +614,7 @@ impl<'de> Skim<'de> {
         self.enter()?;
         let frame = self.keys.len();
         let outer = std::mem::take(&mut self.bloom);
-        let value = v.visit_map(Access { de: &mut *self, first: true, close: b'}', frame, fields, key: (0, None) })?;
+        let value = v.visit_map(Access { de: &mut *self, first: true, close: b'}', frame, fields, key: None })?;
         self.keys.truncate(frame);
         self.bloom = outer;
         self.depth -= 1;
@@ -1188,7 +1188,7 @@ impl<'de> Deserializer<'de> for &mut Skim<'de> {
                     close: b']',
                     frame: ARRAY,
                     fields: false,
-                    key: (0, None),
+                    key: None,
                 })?;
                 self.depth -= 1;
                 Ok(value)
@@ -1355,8 +1355,8 @@ struct Access<'a, 'de> {
     /// `deserialize_struct` of this crate is a derived one, and none of the library types the
     /// decoders read asks for one; a hand-written visitor asks for a map or for any value.)
     fields: bool,
-    /// With `fields`, where the last key read starts, and its text when it has no escapes.
-    key: (usize, Option<&'de str>),
+    /// With `fields`, the last key read, for its value.
+    key: Option<Unchecked<'de>>,
 }
 
 /// A struct member's key not checked yet ([`Skim::unchecked`]).
@@ -1405,7 +1405,8 @@ impl<'de> MapAccess<'de> for Access<'_, 'de> {
         let key = if self.fields {
             let at = self.de.i;
             let key = self.de.parse_str()?;
-            self.key = (at, if let Cow::Borrowed(k) = key { Some(k) } else { None });
+            let text = if let Cow::Borrowed(k) = key { Some(k) } else { None };
+            self.key = Some(Unchecked { frame: self.frame, at, text, depth: self.de.depth });
             key
         } else {
             self.de.object_key(self.frame)?
@@ -1422,8 +1423,7 @@ impl<'de> MapAccess<'de> for Access<'_, 'de> {
         if !self.fields {
             return seed.deserialize(&mut *self.de);
         }
-        let (at, text) = self.key;
-        self.de.unchecked = Some(Unchecked { frame: self.frame, at, text, depth: self.de.depth });
+        self.de.unchecked = self.key.take();
         let value = seed.deserialize(&mut *self.de);
         self.de.unchecked = None;
         value
@@ -1683,13 +1683,7 @@ mod tests {
         if !has_avx2() {
             eprintln!("no AVX2 here: the scan below is the 16-byte one only");
         }
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::test_corpus::xorshift(0x2545_f491_4f6c_dd1d);
         // Bodies of every length up to four blocks and some, rich in what the masks find:
         // quotes, backslash runs, escapes, `u`s, control bytes (rarely: they end a scan),
         // continuation bytes and 4-byte leads.
@@ -1770,13 +1764,8 @@ mod tests {
     /// backslash runs, at every offset across the 64-byte blocks.
     #[test]
     fn skipping_an_accepted_container_ends_where_walking_it_does() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut random = crate::test_corpus::xorshift(0x9e37_79b9_7f4a_7c15);
+        let mut next = move |n: u64| random() % n;
         const PIECES: [&str; 14] =
             ["{", "}", "[", "]", r#"\""#, r"\\", "a", "é", "😀", " ", ",", ":", r"\n", r"\u005b"];
         fn value(next: &mut dyn FnMut(u64) -> u64, depth: u32, out: &mut String) {

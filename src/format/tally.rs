@@ -641,13 +641,7 @@ mod tests {
     /// Nested random values: the sums of lengths, commas, colons and brackets hold at depth.
     #[test]
     fn measured_json_holds_over_random_nestings() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::test_corpus::xorshift(0x9e37_79b9_7f4a_7c15);
         fn value(next: &mut dyn FnMut() -> u64, depth: u32) -> String {
             match next() % if depth > 4 { 4 } else { 7 } {
                 0 => format!("{}", next() as i64 >> (next() % 64)),
