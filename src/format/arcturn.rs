@@ -74,8 +74,10 @@ struct RawLine<'a> {
     parent_id: Option<Option<IdDe<'a>>>,
     #[serde(default)]
     timestamp: Ts,
+    /// Boxed: a line's record is moved several times on its way out of the parser (about 1.4%
+    /// of `check`'s instructions when the message, 432 of its 792 bytes, was moved with it).
     #[serde(borrow)]
-    message: Option<RawMessage<'a>>,
+    message: Option<Box<RawMessage<'a>>>,
     // compaction
     #[serde(borrow)]
     summary: Option<&'a RawValue>,
@@ -269,13 +271,13 @@ fn role(name: &str) -> Option<Role> {
     })
 }
 
-fn message<'a>(m: RawMessage<'a>, n: u32, notes: &mut Vec<Finding>) -> Message<'a> {
+fn message<'a>(m: Box<RawMessage<'a>>, n: u32, notes: &mut Vec<Finding>) -> Message<'a> {
     message_with(m, n, notes, role)
 }
 
 /// A message payload, with the format's own table of known roles.
 pub(super) fn message_with<'a>(
-    m: RawMessage<'a>,
+    m: Box<RawMessage<'a>>,
     n: u32,
     notes: &mut Vec<Finding>,
     roles: fn(&str) -> Option<Role>,

@@ -110,8 +110,9 @@ struct RawLine<'a> {
     timestamp: Ts,
     #[serde(borrow, rename = "requestId")]
     request_id: Option<Str<'a>>,
+    /// Boxed, as arcturn's: the record moves without it.
     #[serde(borrow)]
-    message: Option<RawMessage<'a>>,
+    message: Option<Box<RawMessage<'a>>>,
     /// `system` lines carry their text here.
     #[serde(borrow)]
     content: Option<&'a RawValue>,

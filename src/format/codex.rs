@@ -83,8 +83,9 @@ struct RawLine<'a> {
     timestamp: Ts,
     #[serde(borrow, rename = "type")]
     ty: Option<Str<'a>>,
+    /// Boxed, as arcturn's message: the record moves without it.
     #[serde(borrow)]
-    payload: Option<RawPayload<'a>>,
+    payload: Option<Box<RawPayload<'a>>>,
 }
 
 #[derive(Deserialize)]
@@ -273,7 +274,7 @@ fn entry<'a>(line: &Line, ts: Option<i64>, kind: Kind, kind_name: Cow<'a, str>, 
 /// One `response_item`: a message, reasoning, a tool call or its output, a provider-side
 /// compaction, or a type this tool does not know (kept as an unknown entry).
 fn item<'a>(
-    p: RawPayload<'a>,
+    p: Box<RawPayload<'a>>,
     sub: Option<Cow<'a, str>>,
     line: &Line,
     ts: Option<i64>,
@@ -471,7 +472,7 @@ fn output_exit_code(raw: &RawValue) -> Option<i64> {
 
 /// `compacted{message, replacement_history?}`: nothing before it is kept; what the model is
 /// sent after it is the summary text: `message`, then each replacement item as text.
-fn compacted<'a>(p: RawPayload<'a>, line: &Line, ts: Option<i64>) -> Entry<'a> {
+fn compacted<'a>(p: Box<RawPayload<'a>>, line: &Line, ts: Option<i64>) -> Entry<'a> {
     let mut e = entry(line, ts, Kind::Compaction, Cow::Borrowed("compacted"), super::made_up_id());
     e.synthetic_id = true;
     let message = p.message.and_then(|m| serde_json::from_str::<Value>(m.get()).ok());

@@ -52,8 +52,9 @@ struct RawLine<'a> {
     id: Option<IdDe<'a>>,
     #[serde(borrow, default, deserialize_with = "present")]
     parent_id: Option<Option<IdDe<'a>>>,
+    /// Boxed, as arcturn's: the record moves without it.
     #[serde(borrow)]
-    message: Option<RawMessage<'a>>,
+    message: Option<Box<RawMessage<'a>>>,
     // meta
     format_version: Option<Num>,
     #[serde(default)]
@@ -171,7 +172,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         return Ok((Record::Other, notes));
     };
     let message = match raw.message {
-        Some(m) => Some(message(m, n, &mut notes)),
+        Some(m) => Some(message(*m, n, &mut notes)),
         None if kind == Kind::Message => {
             notes.push(
                 Finding::at(Code::MissingField, n, None, "a message record without `message`")

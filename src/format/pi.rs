@@ -66,8 +66,9 @@ struct RawLine<'a> {
     parent_id: Option<Option<IdDe<'a>>>,
     #[serde(default)]
     timestamp: Ts,
+    /// Boxed, as arcturn's: the record moves without it.
     #[serde(borrow)]
-    message: Option<RawMessage<'a>>,
+    message: Option<Box<RawMessage<'a>>>,
     // model_change, thinking_level_change
     #[serde(borrow)]
     provider: Option<Str<'a>>,
