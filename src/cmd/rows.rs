@@ -20,7 +20,7 @@ use crate::tree::Ix;
 
 /// About the size of a row (an entry's is 600 to 700 bytes), so that a chunk's buffer is
 /// rarely grown.
-const ROW_BYTES: usize = 512;
+const ROW_BYTES: usize = 768;
 /// About the bytes of a run's rows in the spans table (the run and a dozen spans).
 const RUN_ROWS_BYTES: usize = 8192;
 

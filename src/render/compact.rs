@@ -35,6 +35,7 @@ struct Compact<'b> {
 /// anything past ASCII may need an escape, [`super::json`]'s or JSON's) with no quote and
 /// no backslash. Most strings are short (keys, ids, names, times): checked 8 bytes at a
 /// time, without a branch per byte.
+#[inline(always)]
 fn plain(s: &[u8]) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
@@ -52,21 +53,28 @@ fn plain(s: &[u8]) -> bool {
         any |= care(u64::from_le_bytes(w.try_into().unwrap_or_default()));
     }
     // The bytes after the last whole word: the last 8 bytes again (a load, where copying
-    // them out to a buffer and reading it back as a word stalled), or for a string shorter
-    // than a word, its bytes shifted into one over harmless letters.
-    let rest = words.remainder();
-    if s.len() >= 8 {
-        any |= care(u64::from_le_bytes(s[s.len() - 8..].try_into().unwrap_or_default()));
-    } else if !rest.is_empty() {
-        let mut word = ONES * u64::from(b'a');
-        for (i, &b) in rest.iter().enumerate() {
-            word = word & !(0xff << (8 * i)) | u64::from(b) << (8 * i);
+    // them out to a buffer and reading it back as a word stalled). A string shorter than a
+    // word (most keys, many names) is read as two overlapping halves of 4 bytes, or as its
+    // first, middle and last byte over harmless letters: no loop over its bytes.
+    let n = s.len();
+    if let Some(last) = s.last_chunk::<8>() {
+        if !words.remainder().is_empty() {
+            any |= care(u64::from_le_bytes(*last));
         }
-        any |= care(word);
+    } else if let (Some(first), Some(last)) = (s.first_chunk::<4>(), s.last_chunk::<4>()) {
+        any |= care(u64::from(u32::from_le_bytes(*first)) | u64::from(u32::from_le_bytes(*last)) << 32);
+    } else if let (Some(&first), Some(&last)) = (s.first(), s.last()) {
+        let middle = s.get(n / 2).copied().unwrap_or(first);
+        let word = (ONES * u64::from(b'a')) & !0xff_ffff;
+        any |= care(word | u64::from(first) | u64::from(middle) << 8 | u64::from(last) << 16);
     }
     any == 0
 }
 
+// Inlined in every caller: called for every key and string value, most of them a few bytes
+// long, where a call (saving and restoring registers for the escaping path) cost as much as
+// the check. The escaping path stays out of line.
+#[inline(always)]
 fn string(out: &mut Vec<u8>, s: &str) -> Result {
     if plain(s.as_bytes()) {
         out.reserve(s.len() + 2);
@@ -75,8 +83,13 @@ fn string(out: &mut Vec<u8>, s: &str) -> Result {
         out.push(b'"');
         Ok(())
     } else {
-        super::json::escaped_str(out, s)
+        escaped(out, s)
     }
+}
+
+#[inline(never)]
+fn escaped(out: &mut Vec<u8>, s: &str) -> Result {
+    super::json::escaped_str(out, s)
 }
 
 fn digits<I: itoa::Integer>(out: &mut Vec<u8>, v: I) {
