@@ -71,9 +71,9 @@ fn plain(s: &[u8]) -> bool {
     any == 0
 }
 
-// Inlined in every caller: called for every key and string value, most of them a few bytes
-// long, where a call (saving and restoring registers for the escaping path) cost as much as
-// the check. The escaping path stays out of line.
+/// `s` as a JSON string. Inlined in every caller: it writes every key and string value, most
+/// of them a few bytes long, where a call (saving and restoring the registers the escaping
+/// path needs) cost as much as the check. The escaping path stays out of line.
 #[inline(always)]
 fn string(out: &mut Vec<u8>, s: &str) -> Result {
     if plain(s.as_bytes()) {
@@ -87,6 +87,7 @@ fn string(out: &mut Vec<u8>, s: &str) -> Result {
     }
 }
 
+/// A string with something to escape, written by serde_json with [`super::json`]'s escaping.
 #[inline(never)]
 fn escaped(out: &mut Vec<u8>, s: &str) -> Result {
     super::json::escaped_str(out, s)
