@@ -56,7 +56,6 @@ fn plain(s: &[u8]) -> bool {
     // them out to a buffer and reading it back as a word stalled). A string shorter than a
     // word (most keys, many names) is read as two overlapping halves of 4 bytes, or as its
     // first, middle and last byte over harmless letters: no loop over its bytes.
-    let n = s.len();
     if let Some(last) = s.last_chunk::<8>() {
         if !words.remainder().is_empty() {
             any |= care(u64::from_le_bytes(*last));
@@ -64,7 +63,7 @@ fn plain(s: &[u8]) -> bool {
     } else if let (Some(first), Some(last)) = (s.first_chunk::<4>(), s.last_chunk::<4>()) {
         any |= care(u64::from(u32::from_le_bytes(*first)) | u64::from(u32::from_le_bytes(*last)) << 32);
     } else if let (Some(&first), Some(&last)) = (s.first(), s.last()) {
-        let middle = s.get(n / 2).copied().unwrap_or(first);
+        let middle = s.get(s.len() / 2).copied().unwrap_or(first);
         let word = (ONES * u64::from(b'a')) & !0xff_ffff;
         any |= care(word | u64::from(first) | u64::from(middle) << 8 | u64::from(last) << 16);
     }
@@ -83,14 +82,8 @@ fn string(out: &mut Vec<u8>, s: &str) -> Result {
         out.push(b'"');
         Ok(())
     } else {
-        escaped(out, s)
+        super::json::escaped_str(out, s)
     }
-}
-
-/// A string with something to escape, written by serde_json with [`super::json`]'s escaping.
-#[inline(never)]
-fn escaped(out: &mut Vec<u8>, s: &str) -> Result {
-    super::json::escaped_str(out, s)
 }
 
 fn digits<I: itoa::Integer>(out: &mut Vec<u8>, v: I) {

@@ -214,7 +214,10 @@ fn compact<T: Serialize + ?Sized>(buf: &mut Vec<u8>, value: &T) -> io::Result<()
 }
 
 /// A string as serde_json writes it with [`write`]'s escaping, appended to `buf`: for
-/// [`super::compact`], which writes the strings that need no escaping itself.
+/// [`super::compact`], which writes the strings that need no escaping itself. Kept out of
+/// line: the writer inlines its check of every string, and this rare path would make each
+/// copy save the registers it needs.
+#[inline(never)]
 pub(super) fn escaped_str(buf: &mut Vec<u8>, s: &str) -> serde_json::Result<()> {
     use serde::Serializer;
     serde_json::Serializer::with_formatter(buf, Safe(CompactFormatter)).serialize_str(s)
