@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::blocks::{self, str_of};
 use super::de::{cow, num, present, text_of, Content, Count, Float, IdDe, Num, Str, Ts};
+use super::skim::{members, Walk};
 use super::tally;
 use super::{push_lean, unknown, Decoder, Effort, LineResult, Record};
 use crate::content::{self, Block};
@@ -62,7 +63,7 @@ fn explain<'a>(b: &'a [u8]) -> Option<String> {
     super::explain_with::<RawLine<'a>>(b)
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct RawLine<'a> {
     #[serde(borrow)]
     kind: Option<Str<'a>>,
@@ -110,7 +111,7 @@ struct RawLine<'a> {
 }
 
 /// A message payload; pi writes the same shape.
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 pub(super) struct RawMessage<'a> {
     #[serde(borrow)]
     role: Option<Str<'a>>,
@@ -137,7 +138,7 @@ pub(super) struct RawMessage<'a> {
     exclude_from_context: Option<bool>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 pub(super) struct RawUsage {
     input: Option<Count>,
     output: Option<Count>,
@@ -150,7 +151,7 @@ pub(super) struct RawUsage {
     cost: Option<RawCost>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct RawCost {
     total: Option<Float>,
 }
@@ -170,8 +171,104 @@ struct RawDetails<'a> {
     path: Option<Str<'a>>,
 }
 
+impl<'a> RawLine<'a> {
+    /// The line walked by hand ([`Walk`]) where its shape is the common one: what the derived
+    /// `Deserialize` reads from the skimmer, or `None` for the serde path to read it.
+    fn walk(text: &'a str) -> Option<RawLine<'a>> {
+        let mut w = Walk::new(text);
+        w.object()?;
+        let mut l = RawLine::default();
+        members!(w, {
+            "kind" => l.kind = w.value()?,
+            "type" => l.ty = w.value()?,
+            "id" => l.id = w.value()?,
+            "parentId" => l.parent_id = Some(w.value()?),
+            "timestamp" => l.timestamp = w.value()?,
+            "message" => l.message = match w.peek()? {
+                b'{' => Some(Box::new(RawMessage::walk(&mut w)?)),
+                _ => w.value()?,
+            },
+            "summary" => l.summary = w.value()?,
+            "upToId" => l.up_to_id = w.value()?,
+            "tokensBefore" => l.tokens_before = w.value()?,
+            "tokensAfter" => l.tokens_after = w.value()?,
+            "stripTailThinking" => l.strip_tail_thinking = w.value()?,
+            "label" => l.label = w.value()?,
+            "todos" => l.todos = w.value()?,
+            "plan" => l.plan = w.value()?,
+            "model" => l.model = w.value()?,
+            "contextEdit" => l.context_edit = w.value()?,
+            "title" => l.title = w.value()?,
+            "cwd" => l.cwd = w.value()?,
+            "version" => l.version = w.value()?,
+        });
+        w.finish()?;
+        Some(l)
+    }
+}
+
+impl<'a> RawMessage<'a> {
+    /// The message object at `w` ([`RawLine::walk`]).
+    pub(super) fn walk(w: &mut Walk<'a>) -> Option<RawMessage<'a>> {
+        w.object()?;
+        let mut m = RawMessage::default();
+        members!(w, {
+            "role" => m.role = w.value()?,
+            "content" => m.content = Content::walk(w)?,
+            "timestamp" => m.timestamp = w.value()?,
+            "provider" => m.provider = w.value()?,
+            "model" => m.model = w.value()?,
+            "usage" => m.usage = match w.peek()? {
+                b'{' => Some(RawUsage::walk(w)?),
+                _ => w.value()?,
+            },
+            "stopReason" => m.stop_reason = w.value()?,
+            "toolCallId" => m.tool_call_id = w.value()?,
+            "toolName" => m.tool_name = w.value()?,
+            "isError" => m.is_error = w.value()?,
+            "details" => m.details = w.value()?,
+            "excludeFromContext" => m.exclude_from_context = w.value()?,
+        });
+        Some(m)
+    }
+}
+
+impl RawUsage {
+    fn walk(w: &mut Walk<'_>) -> Option<RawUsage> {
+        w.object()?;
+        let mut u = RawUsage::default();
+        members!(w, {
+            "input" => u.input = w.value()?,
+            "output" => u.output = w.value()?,
+            "cacheRead" => u.cache_read = w.value()?,
+            "cacheWrite" => u.cache_write = w.value()?,
+            "totalTokens" => u.total_tokens = w.value()?,
+            "cost" => u.cost = match w.peek()? {
+                b'{' => Some(RawCost::walk(w)?),
+                _ => w.value()?,
+            },
+        });
+        Some(u)
+    }
+}
+
+impl RawCost {
+    fn walk(w: &mut Walk<'_>) -> Option<RawCost> {
+        w.object()?;
+        let mut c = RawCost::default();
+        members!(w, {
+            "total" => c.total = w.value()?,
+        });
+        Some(c)
+    }
+}
+
 fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
-    let raw: RawLine<'a> = super::parse(b, effort)?;
+    let walked = if effort == Effort::Skim { RawLine::walk(b) } else { None };
+    let raw: RawLine<'a> = match walked {
+        Some(raw) => raw,
+        None => super::parse(b, effort)?,
+    };
     let n = line.number;
     let mut notes = Vec::new();
     let kind_name = raw.kind.as_ref().or(raw.ty.as_ref()).map(|k| k.0.clone());
@@ -340,5 +437,54 @@ pub(super) fn message_with<'a>(
         .boxed(),
         excluded: m.exclude_from_context.unwrap_or(false),
         ..Message::with_role(role, role_name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::skim::tests::{skipping, struct_fields};
+
+    /// The walk reads `line` and skips none of its keys as unknown.
+    fn read_whole(line: &str) {
+        let (walked, skipped) = skipping(|| RawLine::walk(line).is_some());
+        assert!(walked && skipped.is_empty(), "{line}: walked {walked}, skipped {skipped:?}");
+    }
+
+    /// Every member the derived `Deserialize` reads, the walk reads too, in the line and in
+    /// its message, usage and cost: a member added to one and not the other fails here.
+    #[test]
+    fn the_walk_reads_every_member_serde_reads() {
+        for f in struct_fields::<RawLine>() {
+            read_whole(&format!(r#"{{"{f}":null}}"#));
+        }
+        for f in struct_fields::<RawMessage>() {
+            read_whole(&format!(r#"{{"message":{{"{f}":null}}}}"#));
+        }
+        for f in struct_fields::<RawUsage>() {
+            read_whole(&format!(r#"{{"message":{{"usage":{{"{f}":null}}}}}}"#));
+        }
+        for f in struct_fields::<RawCost>() {
+            read_whole(&format!(r#"{{"message":{{"usage":{{"cost":{{"{f}":null}}}}}}}}"#));
+        }
+        let (walked, skipped) = skipping(|| RawLine::walk(r#"{"kind":"message","api":"x","message":{"api":1}}"#));
+        assert!(walked.is_some());
+        assert_eq!(skipped, ["api", "api"]);
+    }
+
+    /// The walk takes nearly every line of the bundled sessions (the serde path reads the
+    /// rest): a walk that declined them all would pass every other test.
+    #[test]
+    fn the_walk_takes_the_common_lines() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/arcturn");
+        let (mut lines, mut walked) = (0, 0);
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let text = String::from_utf8_lossy(&std::fs::read(e.path()).unwrap()).into_owned();
+            for l in text.lines() {
+                lines += 1;
+                walked += usize::from(RawLine::walk(l).is_some());
+            }
+        }
+        assert!(lines > 100 && walked * 10 > lines * 9, "{walked} of {lines} lines walked");
     }
 }

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::push_lean;
-use super::skim::RAW_STR_TOKEN;
+use super::skim::{members, Walk, RAW_STR_TOKEN};
 use crate::finding::{Code, Finding};
 use crate::model::{Blocks, Id, Text, ToolCall, ToolResult, Usage};
 
@@ -433,6 +433,27 @@ impl<'a> Content<'a> {
         }
     }
 
+    /// The content at `w`, walked by hand: what [`Content`]'s `Deserialize` reads there from
+    /// the skimmer, or `None` (the line is then read by serde). A block that is an object is
+    /// walked member by member; any other value goes through serde.
+    pub fn walk(w: &mut Walk<'a>) -> Option<Content<'a>> {
+        if w.peek()? != b'[' {
+            return w.value();
+        }
+        w.array()?;
+        let mut c = Content::default();
+        let mut first = true;
+        while w.element(first)? {
+            first = false;
+            let block = match w.peek()? {
+                b'{' => Block::Object(RawBlock::walk(w)?),
+                _ => w.value()?,
+            };
+            c.add(block);
+        }
+        Some(c)
+    }
+
     fn from_seq<A: SeqAccess<'a>>(mut a: A) -> Result<Content<'a>, A::Error> {
         let mut c = Content::default();
         while let Some(b) = a.next_element::<Block<'a>>()? {
@@ -526,7 +547,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Block<'a> {
 /// The fields of a content block that either format uses. Payloads (text, thinking,
 /// arguments, tool output) are not declared, so the parser skips them without unescaping
 /// or copying: they are most of the bytes, and only views that show them re-read them.
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct RawBlock<'a> {
     #[serde(borrow, rename = "type")]
     ty: Option<Str<'a>>,
@@ -539,9 +560,36 @@ struct RawBlock<'a> {
     is_error: Option<bool>,
 }
 
+impl<'a> RawBlock<'a> {
+    /// The block object at `w`, as its derived `Deserialize` reads it ([`Content::walk`]).
+    fn walk(w: &mut Walk<'a>) -> Option<RawBlock<'a>> {
+        w.object()?;
+        let mut b = RawBlock::default();
+        members!(w, {
+            "type" => b.ty = w.value()?,
+            "id" => b.id = w.value()?,
+            "name" => b.name = w.value()?,
+            "tool_use_id" => b.tool_use_id = w.value()?,
+            "is_error" => b.is_error = w.value()?,
+        });
+        Some(b)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every member of a content block the derived `Deserialize` reads, the walk reads too.
+    #[test]
+    fn the_walk_reads_every_member_of_a_block() {
+        use super::super::skim::tests::{skipping, struct_fields};
+        for f in struct_fields::<RawBlock>() {
+            let text = format!(r#"[{{"{f}":null}}]"#);
+            let (walked, skipped) = skipping(|| Content::walk(&mut Walk::new(&text)).is_some());
+            assert!(walked && skipped.is_empty(), "{text}: walked {walked}, skipped {skipped:?}");
+        }
+    }
 
     #[test]
     fn content_collects_calls_and_text() {

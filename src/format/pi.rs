@@ -18,6 +18,7 @@ use serde_json::Value;
 use super::arcturn::{message_with, RawMessage};
 use super::blocks::{self, str_of};
 use super::de::{cow, num, present, text_of, IdDe, Num, Str, Ts};
+use super::skim::{members, Walk};
 use super::{push_lean, unknown, Decoded, Decoder, Detail, Effort, LineResult, Record};
 use crate::content::{self, Block};
 use crate::finding::{Code, Finding};
@@ -56,7 +57,7 @@ const TYPES: &[&str] = &[
     "session_info",
 ];
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct RawLine<'a> {
     #[serde(borrow, rename = "type")]
     ty: Option<Str<'a>>,
@@ -116,8 +117,47 @@ fn role(name: &str) -> Option<Role> {
     })
 }
 
+impl<'a> RawLine<'a> {
+    /// The line walked by hand, as arcturn's ([`super::arcturn`]'s `RawLine::walk`).
+    fn walk(text: &'a str) -> Option<RawLine<'a>> {
+        let mut w = Walk::new(text);
+        w.object()?;
+        let mut l = RawLine::default();
+        members!(w, {
+            "type" => l.ty = w.value()?,
+            "id" => l.id = w.value()?,
+            "parentId" => l.parent_id = Some(w.value()?),
+            "timestamp" => l.timestamp = w.value()?,
+            "message" => l.message = match w.peek()? {
+                b'{' => Some(Box::new(RawMessage::walk(&mut w)?)),
+                _ => w.value()?,
+            },
+            "provider" => l.provider = w.value()?,
+            "modelId" => l.model_id = w.value()?,
+            "thinkingLevel" => l.thinking_level = w.value()?,
+            "summary" => l.summary = w.value()?,
+            "firstKeptEntryId" => l.first_kept_entry_id = w.value()?,
+            "firstKeptEntryIndex" => l.first_kept_entry_index = w.value()?,
+            "tokensBefore" => l.tokens_before = w.value()?,
+            "customType" => l.custom_type = w.value()?,
+            "targetId" => l.target_id = w.value()?,
+            "label" => l.label = w.value()?,
+            "name" => l.name = w.value()?,
+            "cwd" => l.cwd = w.value()?,
+            "version" => l.version = w.value()?,
+            "parentSession" => l.parent_session = w.value()?,
+        });
+        w.finish()?;
+        Some(l)
+    }
+}
+
 fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
-    let raw: RawLine<'a> = super::parse(b, effort)?;
+    let walked = if effort == Effort::Skim { RawLine::walk(b) } else { None };
+    let raw: RawLine<'a> = match walked {
+        Some(raw) => raw,
+        None => super::parse(b, effort)?,
+    };
     let n = line.number;
     let mut notes = Vec::new();
     let ty = raw.ty.as_ref().map(|t| t.0.clone());
@@ -345,6 +385,18 @@ pub fn content(e: &Entry<'_>, lines: &[Value]) -> content::Content {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every member of a line the derived `Deserialize` reads, the walk reads too (the
+    /// message's are arcturn's, tested there).
+    #[test]
+    fn the_walk_reads_every_member_serde_reads() {
+        use crate::format::skim::tests::{skipping, struct_fields};
+        for f in struct_fields::<RawLine>() {
+            let line = format!(r#"{{"{f}":null}}"#);
+            let (walked, skipped) = skipping(|| RawLine::walk(&line).is_some());
+            assert!(walked && skipped.is_empty(), "{line}: walked {walked}, skipped {skipped:?}");
+        }
+    }
 
     #[test]
     fn roles_pi_sends_are_known() {

@@ -1462,9 +1462,239 @@ impl<'de> MapAccess<'de> for RawValueAccess<'de> {
     }
 }
 
+/// Walk the members of the object just opened on `$w` ([`Walk::object`]): each key named
+/// here runs its statement (which reads the value), any other is skipped, and a key met twice
+/// declines the line (`return None`), as the derived `Deserialize` refuses it.
+macro_rules! members {
+    ($w:ident, { $($name:literal => $read:expr),* $(,)? }) => {{
+        let mut seen = 0u32;
+        let mut others = $crate::format::skim::Others::default();
+        let mut first = true;
+        while let Some(key) = $w.key(first)? {
+            first = false;
+            let mut bit = 1u32;
+            let found = 'found: {
+                $(
+                    if key == $name {
+                        $read;
+                        break 'found true;
+                    }
+                    bit <<= 1;
+                )*
+                false
+            };
+            if !found {
+                #[cfg(test)]
+                $crate::format::skim::tests::skipped(key);
+                $w.skip_other(key, &mut others)?;
+            } else if seen & bit != 0 {
+                return None;
+            } else {
+                seen |= bit;
+            }
+        }
+    }};
+}
+pub(crate) use members;
+
+/// The keys of one object that a [`Walk`] skipped ([`Walk::skip_other`]), to tell a key given
+/// twice among them (those it reads, it tells apart itself). Objects of more such keys than
+/// this holds are declined: agents write a few.
+#[derive(Default)]
+pub struct Others<'de> {
+    keys: [&'de str; 8],
+    n: usize,
+}
+
+impl<'de> Others<'de> {
+    fn note(&mut self, key: &'de str) -> Option<()> {
+        if self.n == self.keys.len() || self.keys[..self.n].contains(&key) {
+            return None;
+        }
+        self.keys[self.n] = key;
+        self.n += 1;
+        Some(())
+    }
+}
+
+/// A line read by hand, container by container, for a decoder that knows the common shape of
+/// its lines ([`Walk::new`]): the objects and arrays it opens are walked here, the values it
+/// asks for are deserialized by this parser as serde would (`T::deserialize`), and whatever it
+/// skips is validated as [`from_str`] validates it. What the serde path spends on a struct's
+/// members (the field visitor, the map access, the duplicate check by fingerprint) is left
+/// out: the caller matches each key and tells a duplicate itself.
+///
+/// Every method answers `None` for anything it does not take (a key with escapes, a fault),
+/// and the caller then declines the line to [`from_str`], which has the last word: so a walk
+/// may decline more lines than the serde path, never accept one it would refuse.
+pub struct Walk<'de> {
+    s: Skim<'de>,
+}
+
+impl<'de> Walk<'de> {
+    pub fn new(text: &'de str) -> Walk<'de> {
+        Walk { s: Skim::new(text, None) }
+    }
+
+    /// The first byte of the next value (whitespace skipped).
+    #[inline(always)]
+    pub fn peek(&mut self) -> Option<u8> {
+        self.s.peek().ok()
+    }
+
+    /// Open the object that starts here.
+    #[inline(always)]
+    pub fn object(&mut self) -> Option<()> {
+        if self.s.peek().ok()? != b'{' {
+            return None;
+        }
+        self.s.i += 1;
+        self.s.enter().ok()
+    }
+
+    /// Open the array that starts here.
+    #[inline(always)]
+    pub fn array(&mut self) -> Option<()> {
+        if self.s.peek().ok()? != b'[' {
+            return None;
+        }
+        self.s.i += 1;
+        self.s.enter().ok()
+    }
+
+    /// The next key of the open object (`first`: none was read yet) and its colon, or
+    /// `Some(None)` at its closing brace (the object is closed). A key with escapes is not
+    /// taken: its text could equal another's.
+    #[inline(always)]
+    pub fn key(&mut self, first: bool) -> Option<Option<&'de str>> {
+        let mut c = self.s.peek().ok()?;
+        if c == b'}' {
+            self.s.i += 1;
+            self.s.depth -= 1;
+            return Some(None);
+        }
+        if !first {
+            if c != b',' {
+                return None;
+            }
+            self.s.i += 1;
+            c = self.s.peek().ok()?;
+        }
+        if c != b'"' {
+            return None;
+        }
+        let start = self.s.i + 1;
+        if self.s.skip_str().ok()? {
+            return None;
+        }
+        let key = self.s.s.get(start..self.s.i - 1)?;
+        self.s.eat(b':').ok()?;
+        Some(Some(key))
+    }
+
+    /// Whether the open array has another element (`first`: none was read yet); false at its
+    /// closing bracket (the array is closed).
+    #[inline(always)]
+    pub fn element(&mut self, first: bool) -> Option<bool> {
+        let c = self.s.peek().ok()?;
+        if c == b']' {
+            self.s.i += 1;
+            self.s.depth -= 1;
+            return Some(false);
+        }
+        if !first {
+            if c != b',' {
+                return None;
+            }
+            self.s.i += 1;
+        }
+        Some(true)
+    }
+
+    /// The value here, as `T` reads it from this parser.
+    #[inline(always)]
+    pub fn value<T: de::Deserialize<'de>>(&mut self) -> Option<T> {
+        T::deserialize(&mut self.s).ok()
+    }
+
+    /// Skip the value here, checked as [`from_str`] checks what it skips.
+    #[inline(always)]
+    pub fn skip(&mut self) -> Option<()> {
+        self.s.skip_value().ok()
+    }
+
+    /// Skip a string here, whatever it holds (checked); `None` for any other value.
+    #[inline(always)]
+    pub fn skip_str(&mut self) -> Option<()> {
+        if self.s.peek().ok()? != b'"' {
+            return None;
+        }
+        self.s.skip_str().ok().map(drop)
+    }
+
+    /// Skip the value of `key`, a member the caller does not read: `None` when the object
+    /// had it already (`others` holds the keys skipped in it so far).
+    #[inline(always)]
+    pub fn skip_other(&mut self, key: &'de str, others: &mut Others<'de>) -> Option<()> {
+        others.note(key)?;
+        self.skip()
+    }
+
+    /// The line is read: nothing but whitespace may follow.
+    pub fn finish(mut self) -> Option<()> {
+        self.s.ws();
+        (self.s.i == self.s.b.len()).then_some(())
+    }
+}
+
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    thread_local! {
+        static SKIPPED: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+
+    /// Note a key a [`members`] walk skipped on this thread.
+    pub(crate) fn skipped(key: &str) {
+        SKIPPED.with(|s| s.borrow_mut().push(key.to_string()));
+    }
+
+    /// The keys the [`members`] walks of `read` skipped, and what it returned.
+    pub(crate) fn skipping<R>(read: impl FnOnce() -> R) -> (R, Vec<String>) {
+        SKIPPED.with(|s| s.borrow_mut().clear());
+        let r = read();
+        (r, SKIPPED.with(|s| std::mem::take(&mut *s.borrow_mut())))
+    }
+
+    /// The members the derived `Deserialize` of the struct `T` knows: serde names them to
+    /// `deserialize_struct`, which this deserializer answers with nothing else.
+    pub(crate) fn struct_fields<'de, T: de::Deserialize<'de>>() -> &'static [&'static str] {
+        struct Grab(Option<&'static [&'static str]>);
+        impl<'de> Deserializer<'de> for &mut Grab {
+            type Error = de::value::Error;
+            fn deserialize_any<V: Visitor<'de>>(self, _: V) -> std::result::Result<V::Value, Self::Error> {
+                Err(de::Error::custom("only a struct"))
+            }
+            fn deserialize_struct<V: Visitor<'de>>(
+                self,
+                _: &'static str,
+                fields: &'static [&'static str],
+                _: V,
+            ) -> std::result::Result<V::Value, Self::Error> {
+                self.0 = Some(fields);
+                Err(de::Error::custom("fields taken"))
+            }
+            forward_to_deserialize_any! {
+                bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+                option unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier
+                ignored_any
+            }
+        }
+        let mut g = Grab(None);
+        let _ = T::deserialize(&mut g);
+        g.0.expect("a struct")
+    }
 
     /// The units a scan counts on a string's escaped bytes.
     fn units_of(body: &str) -> Option<u64> {
