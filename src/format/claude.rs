@@ -19,6 +19,7 @@ use serde_json::Value;
 
 use super::blocks;
 use super::de::{cow, num, present, Content, MaybeContent, Num, Str, Ts};
+use super::skim::{members, Walk};
 use super::tally;
 use super::{push_lean, unknown, Decoded, Decoder, Detail, Effort, Fail, Fed, LineResult, Record, Stitch};
 use crate::content::{self, Block};
@@ -88,7 +89,7 @@ fn explain<'a>(b: &'a [u8]) -> Option<String> {
     super::explain_with::<RawLine<'a>>(b)
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct RawLine<'a> {
     #[serde(borrow, rename = "type")]
     ty: Option<Str<'a>>,
@@ -135,7 +136,7 @@ struct RawLine<'a> {
     title: Option<Str<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct RawMessage<'a> {
     #[serde(borrow)]
     id: Option<Str<'a>>,
@@ -148,7 +149,7 @@ struct RawMessage<'a> {
     stop_reason: Option<Str<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct RawUsage {
     input_tokens: Option<Num>,
     output_tokens: Option<Num>,
@@ -278,8 +279,84 @@ struct RawBlock<'a> {
     text: Option<&'a RawValue>,
 }
 
+impl<'a> RawLine<'a> {
+    /// The line walked by hand, as arcturn's ([`super::arcturn`]'s `RawLine::walk`).
+    fn walk(text: &'a str) -> Option<RawLine<'a>> {
+        let mut w = Walk::new(text);
+        w.object()?;
+        let mut l = RawLine::default();
+        members!(w, {
+            "type" => l.ty = w.value()?,
+            "subtype" => l.subtype = w.value()?,
+            "uuid" => l.uuid = w.value()?,
+            "parentUuid" => l.parent_uuid = Some(w.value()?),
+            "logicalParentUuid" => l.logical_parent_uuid = w.value()?,
+            "isSidechain" => l.is_sidechain = w.value()?,
+            "isMeta" => l.is_meta = w.value()?,
+            "isCompactSummary" => l.is_compact_summary = w.value()?,
+            "timestamp" => l.timestamp = w.value()?,
+            "requestId" => l.request_id = w.value()?,
+            "message" => l.message = match w.peek()? {
+                b'{' => Some(Box::new(RawMessage::walk(&mut w)?)),
+                _ => w.value()?,
+            },
+            "content" => l.content = w.value()?,
+            "compactMetadata" => l.compact_metadata = w.value()?,
+            "sourceToolAssistantUUID" => l.source_tool = w.value()?,
+            "toolUseResult" => l.tool_use_result = w.value()?,
+            "summary" => l.summary = w.value()?,
+            "leafUuid" => l.leaf_uuid = w.value()?,
+            "customTitle" => l.custom_title = w.value()?,
+            "aiTitle" => l.ai_title = w.value()?,
+            "title" => l.title = w.value()?,
+        });
+        w.finish()?;
+        Some(l)
+    }
+}
+
+impl<'a> RawMessage<'a> {
+    fn walk(w: &mut Walk<'a>) -> Option<RawMessage<'a>> {
+        w.object()?;
+        let mut m = RawMessage::default();
+        members!(w, {
+            "id" => m.id = w.value()?,
+            "model" => m.model = w.value()?,
+            "content" => m.content = match w.peek()? {
+                b'[' => Some(MaybeContent::Content(Content::walk(w)?)),
+                _ => w.value()?,
+            },
+            "usage" => m.usage = match w.peek()? {
+                b'{' => Some(RawUsage::walk(w)?),
+                _ => w.value()?,
+            },
+            "stop_reason" => m.stop_reason = w.value()?,
+        });
+        Some(m)
+    }
+}
+
+impl RawUsage {
+    fn walk(w: &mut Walk<'_>) -> Option<RawUsage> {
+        w.object()?;
+        let mut u = RawUsage::default();
+        members!(w, {
+            "input_tokens" => u.input_tokens = w.value()?,
+            "output_tokens" => u.output_tokens = w.value()?,
+            "cache_creation_input_tokens" => u.cache_creation_input_tokens = w.value()?,
+            "cache_read_input_tokens" => u.cache_read_input_tokens = w.value()?,
+            "cache_creation" => u.cache_creation = w.value()?,
+        });
+        Some(u)
+    }
+}
+
 fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
-    let raw: RawLine<'a> = super::parse(b, effort)?;
+    let walked = if effort == Effort::Skim { RawLine::walk(b) } else { None };
+    let raw: RawLine<'a> = match walked {
+        Some(raw) => raw,
+        None => super::parse(b, effort)?,
+    };
     let n = line.number;
     let mut notes = Vec::new();
     let ty = raw.ty.as_ref().map(|t| t.0.clone()).unwrap_or(Cow::Borrowed(""));
@@ -1235,6 +1312,38 @@ fn tally(lines: &[&str]) -> Option<content::Tally> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every member the derived `Deserialize` reads, the walk reads too, in the line and in
+    /// its message and usage.
+    #[test]
+    fn the_walk_reads_every_member_serde_reads() {
+        use crate::format::skim::tests::{skipping, struct_fields};
+        let lines = (struct_fields::<RawLine>().iter().map(|f| format!(r#"{{"{f}":null}}"#)))
+            .chain(struct_fields::<RawMessage>().iter().map(|f| format!(r#"{{"message":{{"{f}":null}}}}"#)))
+            .chain(struct_fields::<RawUsage>().iter().map(|f| format!(r#"{{"message":{{"usage":{{"{f}":null}}}}}}"#)));
+        for line in lines {
+            let (walked, skipped) = skipping(|| RawLine::walk(&line).is_some());
+            assert!(walked && skipped.is_empty(), "{line}: walked {walked}, skipped {skipped:?}");
+        }
+    }
+
+    /// The walk takes nearly every line of the real sessions (the serde path reads the rest).
+    #[test]
+    fn the_walk_takes_the_common_lines() {
+        let (mut lines, mut walked) = (0, 0);
+        for path in crate::test_corpus::session_files() {
+            let bytes = std::fs::read(&path).unwrap();
+            let Ok(source) = crate::source::Source::from_bytes("t.jsonl", bytes.clone()) else { continue };
+            if !matches!(super::super::detect(&source), Ok(crate::model::Format::Claude)) {
+                continue;
+            }
+            for l in String::from_utf8_lossy(&bytes).lines() {
+                lines += 1;
+                walked += usize::from(RawLine::walk(l).is_some());
+            }
+        }
+        assert!(lines > 200 && walked * 10 > lines * 9, "{walked} of {lines} lines walked");
+    }
 
     fn sniff(b: &[u8]) -> bool {
         super::super::Probe::of(b).is_some_and(|p| signature(&p))

@@ -1499,10 +1499,10 @@ pub(crate) use members;
 
 /// The keys of one object that a [`Walk`] skipped ([`Walk::skip_other`]), to tell a key given
 /// twice among them (those it reads, it tells apart itself). Objects of more such keys than
-/// this holds are declined: agents write a few.
+/// this holds are declined (a Claude Code line has a dozen).
 #[derive(Default)]
 pub struct Others<'de> {
-    keys: [&'de str; 8],
+    keys: [&'de str; 16],
     n: usize,
 }
 
