@@ -174,10 +174,9 @@ struct RawDetails<'a> {
 impl<'a> RawLine<'a> {
     /// The line walked by hand ([`Walk`]) where its shape is the common one: what the derived
     /// `Deserialize` reads from the skimmer, or `None` for the serde path to read it.
-    fn walk(text: &'a str) -> Option<RawLine<'a>> {
+    fn walk(text: &'a str, l: &mut RawLine<'a>) -> Option<()> {
         let mut w = Walk::new(text);
         w.object()?;
-        let mut l = RawLine::default();
         members!(w, {
             "kind" => l.kind = w.value()?,
             "type" => l.ty = w.value()?,
@@ -185,7 +184,7 @@ impl<'a> RawLine<'a> {
             "parentId" => l.parent_id = Some(w.value()?),
             "timestamp" => l.timestamp = w.value()?,
             "message" => l.message = match w.peek()? {
-                b'{' => Some(Box::new(RawMessage::walk(&mut w)?)),
+                b'{' => Some(RawMessage::walk(&mut w)?),
                 _ => w.value()?,
             },
             "summary" => l.summary = w.value()?,
@@ -202,16 +201,15 @@ impl<'a> RawLine<'a> {
             "cwd" => l.cwd = w.value()?,
             "version" => l.version = w.value()?,
         });
-        w.finish()?;
-        Some(l)
+        w.finish()
     }
 }
 
 impl<'a> RawMessage<'a> {
     /// The message object at `w` ([`RawLine::walk`]).
-    pub(super) fn walk(w: &mut Walk<'a>) -> Option<RawMessage<'a>> {
+    pub(super) fn walk(w: &mut Walk<'a>) -> Option<Box<RawMessage<'a>>> {
         w.object()?;
-        let mut m = RawMessage::default();
+        let mut m = Box::<RawMessage>::default();
         members!(w, {
             "role" => m.role = w.value()?,
             "content" => m.content = Content::walk(w)?,
@@ -264,11 +262,11 @@ impl RawCost {
 }
 
 fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
-    let walked = if effort == Effort::Skim { RawLine::walk(b) } else { None };
-    let raw: RawLine<'a> = match walked {
-        Some(raw) => raw,
-        None => super::parse(b, effort)?,
-    };
+    // Filled in place: the record is not moved on its way out of the walk.
+    let mut raw = RawLine::default();
+    if effort != Effort::Skim || RawLine::walk(b, &mut raw).is_none() {
+        raw = super::parse(b, effort)?;
+    }
     let n = line.number;
     let mut notes = Vec::new();
     let kind_name = raw.kind.as_ref().or(raw.ty.as_ref()).map(|k| k.0.clone());
@@ -443,11 +441,17 @@ pub(super) fn message_with<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The line's record as the walk reads it, if it takes the line.
+    fn walk_line(text: &str) -> Option<RawLine<'_>> {
+        let mut l = RawLine::default();
+        RawLine::walk(text, &mut l).map(|()| l)
+    }
     use crate::format::skim::tests::{skipping, struct_fields};
 
     /// The walk reads `line` and skips none of its keys as unknown.
     fn read_whole(line: &str) {
-        let (walked, skipped) = skipping(|| RawLine::walk(line).is_some());
+        let (walked, skipped) = skipping(|| walk_line(line).is_some());
         assert!(walked && skipped.is_empty(), "{line}: walked {walked}, skipped {skipped:?}");
     }
 
@@ -467,7 +471,7 @@ mod tests {
         for f in struct_fields::<RawCost>() {
             read_whole(&format!(r#"{{"message":{{"usage":{{"cost":{{"{f}":null}}}}}}}}"#));
         }
-        let (walked, skipped) = skipping(|| RawLine::walk(r#"{"kind":"message","api":"x","message":{"api":1}}"#));
+        let (walked, skipped) = skipping(|| walk_line(r#"{"kind":"message","api":"x","message":{"api":1}}"#));
         assert!(walked.is_some());
         assert_eq!(skipped, ["api", "api"]);
     }
@@ -482,7 +486,7 @@ mod tests {
             let text = String::from_utf8_lossy(&std::fs::read(e.path()).unwrap()).into_owned();
             for l in text.lines() {
                 lines += 1;
-                walked += usize::from(RawLine::walk(l).is_some());
+                walked += usize::from(walk_line(l).is_some());
             }
         }
         assert!(lines > 100 && walked * 10 > lines * 9, "{walked} of {lines} lines walked");

@@ -281,10 +281,9 @@ struct RawBlock<'a> {
 
 impl<'a> RawLine<'a> {
     /// The line walked by hand, as arcturn's ([`super::arcturn`]'s `RawLine::walk`).
-    fn walk(text: &'a str) -> Option<RawLine<'a>> {
+    fn walk(text: &'a str, l: &mut RawLine<'a>) -> Option<()> {
         let mut w = Walk::new(text);
         w.object()?;
-        let mut l = RawLine::default();
         members!(w, {
             "type" => l.ty = w.value()?,
             "subtype" => l.subtype = w.value()?,
@@ -297,7 +296,7 @@ impl<'a> RawLine<'a> {
             "timestamp" => l.timestamp = w.value()?,
             "requestId" => l.request_id = w.value()?,
             "message" => l.message = match w.peek()? {
-                b'{' => Some(Box::new(RawMessage::walk(&mut w)?)),
+                b'{' => Some(RawMessage::walk(&mut w)?),
                 _ => w.value()?,
             },
             "content" => l.content = w.value()?,
@@ -310,15 +309,14 @@ impl<'a> RawLine<'a> {
             "aiTitle" => l.ai_title = w.value()?,
             "title" => l.title = w.value()?,
         });
-        w.finish()?;
-        Some(l)
+        w.finish()
     }
 }
 
 impl<'a> RawMessage<'a> {
-    fn walk(w: &mut Walk<'a>) -> Option<RawMessage<'a>> {
+    fn walk(w: &mut Walk<'a>) -> Option<Box<RawMessage<'a>>> {
         w.object()?;
-        let mut m = RawMessage::default();
+        let mut m = Box::<RawMessage>::default();
         members!(w, {
             "id" => m.id = w.value()?,
             "model" => m.model = w.value()?,
@@ -352,11 +350,11 @@ impl RawUsage {
 }
 
 fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
-    let walked = if effort == Effort::Skim { RawLine::walk(b) } else { None };
-    let raw: RawLine<'a> = match walked {
-        Some(raw) => raw,
-        None => super::parse(b, effort)?,
-    };
+    // Filled in place: the record is not moved on its way out of the walk.
+    let mut raw = RawLine::default();
+    if effort != Effort::Skim || RawLine::walk(b, &mut raw).is_none() {
+        raw = super::parse(b, effort)?;
+    }
     let n = line.number;
     let mut notes = Vec::new();
     let ty = raw.ty.as_ref().map(|t| t.0.clone()).unwrap_or(Cow::Borrowed(""));
@@ -1313,6 +1311,12 @@ fn tally(lines: &[&str]) -> Option<content::Tally> {
 mod tests {
     use super::*;
 
+    /// The line's record as the walk reads it, if it takes the line.
+    fn walk_line(text: &str) -> Option<RawLine<'_>> {
+        let mut l = RawLine::default();
+        RawLine::walk(text, &mut l).map(|()| l)
+    }
+
     /// Every member the derived `Deserialize` reads, the walk reads too, in the line and in
     /// its message and usage.
     #[test]
@@ -1322,7 +1326,7 @@ mod tests {
             .chain(struct_fields::<RawMessage>().iter().map(|f| format!(r#"{{"message":{{"{f}":null}}}}"#)))
             .chain(struct_fields::<RawUsage>().iter().map(|f| format!(r#"{{"message":{{"usage":{{"{f}":null}}}}}}"#)));
         for line in lines {
-            let (walked, skipped) = skipping(|| RawLine::walk(&line).is_some());
+            let (walked, skipped) = skipping(|| walk_line(&line).is_some());
             assert!(walked && skipped.is_empty(), "{line}: walked {walked}, skipped {skipped:?}");
         }
     }
@@ -1339,7 +1343,7 @@ mod tests {
             }
             for l in String::from_utf8_lossy(&bytes).lines() {
                 lines += 1;
-                walked += usize::from(RawLine::walk(l).is_some());
+                walked += usize::from(walk_line(l).is_some());
             }
         }
         assert!(lines > 200 && walked * 10 > lines * 9, "{walked} of {lines} lines walked");

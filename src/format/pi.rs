@@ -119,17 +119,16 @@ fn role(name: &str) -> Option<Role> {
 
 impl<'a> RawLine<'a> {
     /// The line walked by hand, as arcturn's ([`super::arcturn`]'s `RawLine::walk`).
-    fn walk(text: &'a str) -> Option<RawLine<'a>> {
+    fn walk(text: &'a str, l: &mut RawLine<'a>) -> Option<()> {
         let mut w = Walk::new(text);
         w.object()?;
-        let mut l = RawLine::default();
         members!(w, {
             "type" => l.ty = w.value()?,
             "id" => l.id = w.value()?,
             "parentId" => l.parent_id = Some(w.value()?),
             "timestamp" => l.timestamp = w.value()?,
             "message" => l.message = match w.peek()? {
-                b'{' => Some(Box::new(RawMessage::walk(&mut w)?)),
+                b'{' => Some(RawMessage::walk(&mut w)?),
                 _ => w.value()?,
             },
             "provider" => l.provider = w.value()?,
@@ -147,17 +146,16 @@ impl<'a> RawLine<'a> {
             "version" => l.version = w.value()?,
             "parentSession" => l.parent_session = w.value()?,
         });
-        w.finish()?;
-        Some(l)
+        w.finish()
     }
 }
 
 fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
-    let walked = if effort == Effort::Skim { RawLine::walk(b) } else { None };
-    let raw: RawLine<'a> = match walked {
-        Some(raw) => raw,
-        None => super::parse(b, effort)?,
-    };
+    // Filled in place: the record is not moved on its way out of the walk.
+    let mut raw = RawLine::default();
+    if effort != Effort::Skim || RawLine::walk(b, &mut raw).is_none() {
+        raw = super::parse(b, effort)?;
+    }
     let n = line.number;
     let mut notes = Vec::new();
     let ty = raw.ty.as_ref().map(|t| t.0.clone());
@@ -386,6 +384,12 @@ pub fn content(e: &Entry<'_>, lines: &[Value]) -> content::Content {
 mod tests {
     use super::*;
 
+    /// The line's record as the walk reads it, if it takes the line.
+    fn walk_line(text: &str) -> Option<RawLine<'_>> {
+        let mut l = RawLine::default();
+        RawLine::walk(text, &mut l).map(|()| l)
+    }
+
     /// Every member of a line the derived `Deserialize` reads, the walk reads too (the
     /// message's are arcturn's, tested there).
     #[test]
@@ -393,7 +397,7 @@ mod tests {
         use crate::format::skim::tests::{skipping, struct_fields};
         for f in struct_fields::<RawLine>() {
             let line = format!(r#"{{"{f}":null}}"#);
-            let (walked, skipped) = skipping(|| RawLine::walk(&line).is_some());
+            let (walked, skipped) = skipping(|| walk_line(&line).is_some());
             assert!(walked && skipped.is_empty(), "{line}: walked {walked}, skipped {skipped:?}");
         }
     }

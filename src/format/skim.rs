@@ -1498,20 +1498,29 @@ macro_rules! members {
 pub(crate) use members;
 
 /// The keys of one object that a [`Walk`] skipped ([`Walk::skip_other`]), to tell a key given
-/// twice among them (those it reads, it tells apart itself). Objects of more such keys than
-/// this holds are declined (a Claude Code line has a dozen).
+/// twice among them (those it reads, it tells apart itself): where each is in the line, and
+/// its length. Objects of more such keys than this holds are declined (a Claude Code line
+/// has a dozen).
 #[derive(Default)]
-pub struct Others<'de> {
-    keys: [&'de str; 16],
+pub struct Others {
+    keys: [(u32, u32); 16],
     n: usize,
 }
 
-impl<'de> Others<'de> {
-    fn note(&mut self, key: &'de str) -> Option<()> {
-        if self.n == self.keys.len() || self.keys[..self.n].contains(&key) {
+impl Others {
+    /// Note `key`, a slice of `line`: `None` when it was met before, or when too many were.
+    #[inline(always)]
+    fn note(&mut self, line: &str, key: &str) -> Option<()> {
+        if self.n == self.keys.len() {
             return None;
         }
-        self.keys[self.n] = key;
+        for &(at, len) in &self.keys[..self.n] {
+            if len as usize == key.len() && line.get(at as usize..(at + len) as usize)? == key {
+                return None;
+            }
+        }
+        let at = (key.as_ptr() as usize).checked_sub(line.as_ptr() as usize)?;
+        self.keys[self.n] = (u32::try_from(at).ok()?, u32::try_from(key.len()).ok()?);
         self.n += 1;
         Some(())
     }
@@ -1635,8 +1644,8 @@ impl<'de> Walk<'de> {
     /// Skip the value of `key`, a member the caller does not read: `None` when the object
     /// had it already (`others` holds the keys skipped in it so far).
     #[inline(always)]
-    pub fn skip_other(&mut self, key: &'de str, others: &mut Others<'de>) -> Option<()> {
-        others.note(key)?;
+    pub fn skip_other(&mut self, key: &'de str, others: &mut Others) -> Option<()> {
+        others.note(self.s.s, key)?;
         self.skip()
     }
 
