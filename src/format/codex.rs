@@ -32,6 +32,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::de::{num, Num, Str, Ts};
+use super::skim::members;
 use super::{push_lean, unknown, Decoded, Decoder, Detail, Effort, Fed, LineResult, Record, Stitch};
 use crate::content::{self, Block, Image};
 use crate::finding::{Code, Finding};
@@ -77,7 +78,7 @@ fn explain<'a>(b: &'a [u8]) -> Option<String> {
     super::explain_with::<RawLine<'a>>(b)
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct RawLine<'a> {
     #[serde(default)]
     timestamp: Ts,
@@ -88,7 +89,7 @@ struct RawLine<'a> {
     payload: Option<Box<RawPayload<'a>>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct RawPayload<'a> {
     #[serde(borrow, rename = "type")]
     ty: Option<Str<'a>>,
@@ -163,8 +164,57 @@ fn counter_hint(total: &RawTokens, last: &RawTokens) -> String {
     s
 }
 
+impl<'a> RawLine<'a> {
+    /// The line walked by hand, as arcturn's ([`super::arcturn`]'s `RawLine::walk`).
+    fn walk(text: &'a str, l: &mut RawLine<'a>) -> Option<()> {
+        let mut w = super::skim::Walk::new(text);
+        w.object()?;
+        members!(w, {
+            "timestamp" => l.timestamp = w.value()?,
+            "type" => l.ty = w.value()?,
+            "payload" => l.payload = match w.peek()? {
+                b'{' => Some(RawPayload::walk(&mut w)?),
+                _ => w.value()?,
+            },
+        });
+        w.finish()
+    }
+}
+
+impl<'a> RawPayload<'a> {
+    fn walk(w: &mut super::skim::Walk<'a>) -> Option<Box<RawPayload<'a>>> {
+        w.object()?;
+        let mut p = Box::<RawPayload>::default();
+        members!(w, {
+            "type" => p.ty = w.value()?,
+            "role" => p.role = w.value()?,
+            "content" => p.content = w.value()?,
+            "name" => p.name = w.value()?,
+            "call_id" => p.call_id = w.value()?,
+            "output" => p.output = w.value()?,
+            "id" => p.id = w.value()?,
+            "cwd" => p.cwd = w.value()?,
+            "model_provider" => p.model_provider = w.value()?,
+            "forked_from_id" => p.forked_from_id = w.value()?,
+            "parent_thread_id" => p.parent_thread_id = w.value()?,
+            "source" => p.source = w.value()?,
+            "timestamp" => p.timestamp = w.value()?,
+            "model" => p.model = w.value()?,
+            "message" => p.message = w.value()?,
+            "replacement_history" => p.replacement_history = w.value()?,
+            "info" => p.info = w.value()?,
+            "num_turns" => p.num_turns = w.value()?,
+        });
+        Some(p)
+    }
+}
+
 fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
-    let raw: RawLine<'a> = super::parse(b, effort)?;
+    // Filled in place: the record is not moved on its way out of the walk.
+    let mut raw = RawLine::default();
+    if effort != Effort::Skim || RawLine::walk(b, &mut raw).is_none() {
+        raw = super::parse(b, effort)?;
+    }
     let n = line.number;
     let mut notes = Vec::new();
     if raw.timestamp == Ts::Bad {
@@ -962,6 +1012,20 @@ pub(crate) fn signature(p: &super::Probe<'_>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every member of a line and of its payload the derived `Deserialize` reads, the walk
+    /// reads too.
+    #[test]
+    fn the_walk_reads_every_member_serde_reads() {
+        use crate::format::skim::tests::{skipping, struct_fields};
+        let lines = (struct_fields::<RawLine>().iter().map(|f| format!(r#"{{"{f}":null}}"#)))
+            .chain(struct_fields::<RawPayload>().iter().map(|f| format!(r#"{{"payload":{{"{f}":null}}}}"#)));
+        for line in lines {
+            let mut l = RawLine::default();
+            let (walked, skipped) = skipping(|| RawLine::walk(&line, &mut l).is_some());
+            assert!(walked && skipped.is_empty(), "{line}: walked {walked}, skipped {skipped:?}");
+        }
+    }
 
     /// A total the counter leaves out is input + output, held at the largest count when the
     /// sum passes it (as every sum of tokens is), not wrapped around to a small number (nor a

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 
 use super::de::{cow, num, present, Content, Count, IdDe, Num, Str, StrOrNum, Ts};
+use super::skim::{members, Walk};
 use super::{unknown, Decoder, Effort, LineResult, Record};
 use crate::finding::{Code, Finding};
 use crate::model::{Entry, Header, Kind, Message, Observation, Outcome, Role};
@@ -44,7 +45,7 @@ fn explain<'a>(b: &'a [u8]) -> Option<String> {
 /// Observation tags this tool understands; others are shown as events.
 pub const KNOWN_OBS: &[&str] = &["turn_start", "llm_call", "tool_call", "turn_end", "compaction"];
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct RawLine<'a> {
     #[serde(borrow)]
     kind: Option<Str<'a>>,
@@ -100,7 +101,7 @@ struct RawLine<'a> {
     summary: Option<&'a serde_json::value::RawValue>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct RawMessage<'a> {
     #[serde(borrow)]
     role: Option<Str<'a>>,
@@ -141,8 +142,68 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawOutcome<'a> {
     }
 }
 
+impl<'a> RawLine<'a> {
+    /// The line walked by hand, as arcturn's ([`super::arcturn`]'s `RawLine::walk`).
+    fn walk(text: &'a str, l: &mut RawLine<'a>) -> Option<()> {
+        let mut w = Walk::new(text);
+        w.object()?;
+        members!(w, {
+            "kind" => l.kind = w.value()?,
+            "id" => l.id = w.value()?,
+            "parent_id" => l.parent_id = Some(w.value()?),
+            "message" => l.message = match w.peek()? {
+                b'{' => Some(RawMessage::walk(&mut w)?),
+                _ => w.value()?,
+            },
+            "format_version" => l.format_version = w.value()?,
+            "created" => l.created = w.value()?,
+            "run_id" => l.run_id = w.value()?,
+            "ts" => l.ts = w.value()?,
+            "obs" => l.obs = w.value()?,
+            "provider" => l.provider = w.value()?,
+            "model" => l.model = w.value()?,
+            "duration_ms" => l.duration_ms = w.value()?,
+            "usage" => l.usage = w.value()?,
+            "outcome" => l.outcome = w.value()?,
+            "tool" => l.tool = w.value()?,
+            "call_seq" => l.call_seq = w.value()?,
+            "args_digest" => l.args_digest = w.value()?,
+            "result_digest" => l.result_digest = w.value()?,
+            "bytes_in" => l.bytes_in = w.value()?,
+            "bytes_out" => l.bytes_out = w.value()?,
+            "stop_reason" => l.stop_reason = w.value()?,
+            "interrupted" => l.interrupted = w.value()?,
+            "llm_calls" => l.llm_calls = w.value()?,
+            "tool_calls" => l.tool_calls = w.value()?,
+            "strategy" => l.strategy = w.value()?,
+            "tokens_before" => l.tokens_before = w.value()?,
+            "tokens_after" => l.tokens_after = w.value()?,
+            "up_to_id" => l.up_to_id = w.value()?,
+            "shed" => l.shed = w.value()?,
+            "summary" => l.summary = w.value()?,
+        });
+        w.finish()
+    }
+}
+
+impl<'a> RawMessage<'a> {
+    fn walk(w: &mut Walk<'a>) -> Option<Box<RawMessage<'a>>> {
+        w.object()?;
+        let mut m = Box::<RawMessage>::default();
+        members!(w, {
+            "role" => m.role = w.value()?,
+            "content" => m.content = Content::walk(w)?,
+        });
+        Some(m)
+    }
+}
+
 fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
-    let raw: RawLine<'a> = super::parse(b, effort)?;
+    // Filled in place: the record is not moved on its way out of the walk.
+    let mut raw = RawLine::default();
+    if effort != Effort::Skim || RawLine::walk(b, &mut raw).is_none() {
+        raw = super::parse(b, effort)?;
+    }
     let n = line.number;
     let mut notes = Vec::new();
     let kind_name = raw.kind.as_ref().map(|k| k.0.clone());
@@ -275,5 +336,26 @@ fn observation<'a>(raw: RawLine<'a>, line: &Line, notes: &mut Vec<Finding>) -> O
         up_to_id: raw.up_to_id.map(|i| i.0),
         shed: raw.shed.into_iter().map(|s| s.0).collect(),
         summary: super::de::text_of(raw.summary),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every member of a line and of its message the derived `Deserialize` reads, the walk
+    /// reads too.
+    #[test]
+    fn the_walk_reads_every_member_serde_reads() {
+        use crate::format::skim::tests::{skipping, struct_fields};
+        // (`shed` is a list, never null.)
+        let value = |f: &str| if f == "shed" { "[]" } else { "null" };
+        let lines = (struct_fields::<RawLine>().iter().map(|f| format!(r#"{{"{f}":{}}}"#, value(f))))
+            .chain(struct_fields::<RawMessage>().iter().map(|f| format!(r#"{{"message":{{"{f}":null}}}}"#)));
+        for line in lines {
+            let mut l = RawLine::default();
+            let (walked, skipped) = skipping(|| RawLine::walk(&line, &mut l).is_some());
+            assert!(walked && skipped.is_empty(), "{line}: walked {walked}, skipped {skipped:?}");
+        }
     }
 }
