@@ -441,13 +441,13 @@ pub(super) fn message_with<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::skim::tests::{skipping, struct_fields};
 
     /// The line's record as the walk reads it, if it takes the line.
     fn walk_line(text: &str) -> Option<RawLine<'_>> {
         let mut l = RawLine::default();
         RawLine::walk(text, &mut l).map(|()| l)
     }
-    use crate::format::skim::tests::{skipping, struct_fields};
 
     /// The walk reads `line` and skips none of its keys as unknown.
     fn read_whole(line: &str) {

@@ -1467,6 +1467,7 @@ impl<'de> MapAccess<'de> for RawValueAccess<'de> {
 /// declines the line (`return None`), as the derived `Deserialize` refuses it.
 macro_rules! members {
     ($w:ident, { $($name:literal => $read:expr),* $(,)? }) => {{
+        const _: () = assert!([$($name),*].len() <= 32, "a walk tells 32 members apart");
         let mut seen = 0u32;
         let mut others = $crate::format::skim::Others::default();
         let mut first = true;
@@ -1630,15 +1631,6 @@ impl<'de> Walk<'de> {
     #[inline(always)]
     pub fn skip(&mut self) -> Option<()> {
         self.s.skip_value().ok()
-    }
-
-    /// Skip a string here, whatever it holds (checked); `None` for any other value.
-    #[inline(always)]
-    pub fn skip_str(&mut self) -> Option<()> {
-        if self.s.peek().ok()? != b'"' {
-            return None;
-        }
-        self.s.skip_str().ok().map(drop)
     }
 
     /// Skip the value of `key`, a member the caller does not read: `None` when the object
