@@ -172,21 +172,16 @@ struct RawDetails<'a> {
 }
 
 impl<'a> RawLine<'a> {
-    /// The line walked by hand ([`Walk`]) where its shape is the common one: what the derived
-    /// `Deserialize` reads from the skimmer, or `None` for the serde path to read it.
-    fn walk(text: &'a str, l: &mut RawLine<'a>) -> Option<()> {
-        let mut w = Walk::new(text);
-        w.object()?;
+    /// The members of a line's object, walked by hand ([`super::read_into`]): what the derived
+    /// `Deserialize` reads from the skimmer, or `None` for the serde path to read the line.
+    fn walk(w: &mut Walk<'a>, l: &mut RawLine<'a>) -> Option<()> {
         members!(w, {
             "kind" => l.kind = w.value()?,
             "type" => l.ty = w.value()?,
             "id" => l.id = w.value()?,
             "parentId" => l.parent_id = Some(w.value()?),
             "timestamp" => l.timestamp = w.value()?,
-            "message" => l.message = match w.peek()? {
-                b'{' => Some(RawMessage::walk(&mut w)?),
-                _ => w.value()?,
-            },
+            "message" => l.message = w.nested(RawMessage::walk)?,
             "summary" => l.summary = w.value()?,
             "upToId" => l.up_to_id = w.value()?,
             "tokensBefore" => l.tokens_before = w.value()?,
@@ -201,7 +196,7 @@ impl<'a> RawLine<'a> {
             "cwd" => l.cwd = w.value()?,
             "version" => l.version = w.value()?,
         });
-        w.finish()
+        Some(())
     }
 }
 
@@ -216,10 +211,7 @@ impl<'a> RawMessage<'a> {
             "timestamp" => m.timestamp = w.value()?,
             "provider" => m.provider = w.value()?,
             "model" => m.model = w.value()?,
-            "usage" => m.usage = match w.peek()? {
-                b'{' => Some(RawUsage::walk(w)?),
-                _ => w.value()?,
-            },
+            "usage" => m.usage = w.nested(RawUsage::walk)?,
             "stopReason" => m.stop_reason = w.value()?,
             "toolCallId" => m.tool_call_id = w.value()?,
             "toolName" => m.tool_name = w.value()?,
@@ -241,10 +233,7 @@ impl RawUsage {
             "cacheRead" => u.cache_read = w.value()?,
             "cacheWrite" => u.cache_write = w.value()?,
             "totalTokens" => u.total_tokens = w.value()?,
-            "cost" => u.cost = match w.peek()? {
-                b'{' => Some(RawCost::walk(w)?),
-                _ => w.value()?,
-            },
+            "cost" => u.cost = w.nested(RawCost::walk)?,
         });
         Some(u)
     }
@@ -262,11 +251,8 @@ impl RawCost {
 }
 
 fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
-    // Filled in place: the record is not moved on its way out of the walk.
     let mut raw = RawLine::default();
-    if effort != Effort::Skim || RawLine::walk(b, &mut raw).is_none() {
-        raw = super::parse(b, effort)?;
-    }
+    super::read_into(b, effort, &mut raw, RawLine::walk)?;
     let n = line.number;
     let mut notes = Vec::new();
     let kind_name = raw.kind.as_ref().or(raw.ty.as_ref()).map(|k| k.0.clone());
@@ -441,18 +427,17 @@ pub(super) fn message_with<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::skim::tests::{skipping, struct_fields};
+    use crate::format::skim::tests::{skipping, struct_fields, walks_whole};
+    use crate::format::skim::Walk;
 
-    /// The line's record as the walk reads it, if it takes the line.
-    fn walk_line(text: &str) -> Option<RawLine<'_>> {
-        let mut l = RawLine::default();
-        RawLine::walk(text, &mut l).map(|()| l)
+    /// Whether the walk takes `line`.
+    fn walked(line: &str) -> bool {
+        Walk::line(line, |w| RawLine::walk(w, &mut RawLine::default())).is_some()
     }
 
     /// The walk reads `line` and skips none of its keys as unknown.
     fn read_whole(line: &str) {
-        let (walked, skipped) = skipping(|| walk_line(line).is_some());
-        assert!(walked && skipped.is_empty(), "{line}: walked {walked}, skipped {skipped:?}");
+        walks_whole(line, |w| RawLine::walk(w, &mut RawLine::default()));
     }
 
     /// Every member the derived `Deserialize` reads, the walk reads too, in the line and in
@@ -471,8 +456,8 @@ mod tests {
         for f in struct_fields::<RawCost>() {
             read_whole(&format!(r#"{{"message":{{"usage":{{"cost":{{"{f}":null}}}}}}}}"#));
         }
-        let (walked, skipped) = skipping(|| walk_line(r#"{"kind":"message","api":"x","message":{"api":1}}"#));
-        assert!(walked.is_some());
+        let (taken, skipped) = skipping(|| walked(r#"{"kind":"message","api":"x","message":{"api":1}}"#));
+        assert!(taken);
         assert_eq!(skipped, ["api", "api"]);
     }
 
@@ -481,14 +466,14 @@ mod tests {
     #[test]
     fn the_walk_takes_the_common_lines() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/arcturn");
-        let (mut lines, mut walked) = (0, 0);
+        let (mut lines, mut taken) = (0, 0);
         for e in std::fs::read_dir(dir).unwrap().flatten() {
             let text = String::from_utf8_lossy(&std::fs::read(e.path()).unwrap()).into_owned();
             for l in text.lines() {
                 lines += 1;
-                walked += usize::from(walk_line(l).is_some());
+                taken += usize::from(walked(l));
             }
         }
-        assert!(lines > 100 && walked * 10 > lines * 9, "{walked} of {lines} lines walked");
+        assert!(lines > 100 && taken * 10 > lines * 9, "{taken} of {lines} lines walked");
     }
 }

@@ -280,10 +280,8 @@ struct RawBlock<'a> {
 }
 
 impl<'a> RawLine<'a> {
-    /// The line walked by hand, as arcturn's ([`super::arcturn`]'s `RawLine::walk`).
-    fn walk(text: &'a str, l: &mut RawLine<'a>) -> Option<()> {
-        let mut w = Walk::new(text);
-        w.object()?;
+    /// The members of a line's object, walked by hand, as arcturn's.
+    fn walk(w: &mut Walk<'a>, l: &mut RawLine<'a>) -> Option<()> {
         members!(w, {
             "type" => l.ty = w.value()?,
             "subtype" => l.subtype = w.value()?,
@@ -295,10 +293,7 @@ impl<'a> RawLine<'a> {
             "isCompactSummary" => l.is_compact_summary = w.value()?,
             "timestamp" => l.timestamp = w.value()?,
             "requestId" => l.request_id = w.value()?,
-            "message" => l.message = match w.peek()? {
-                b'{' => Some(RawMessage::walk(&mut w)?),
-                _ => w.value()?,
-            },
+            "message" => l.message = w.nested(RawMessage::walk)?,
             "content" => l.content = w.value()?,
             "compactMetadata" => l.compact_metadata = w.value()?,
             "sourceToolAssistantUUID" => l.source_tool = w.value()?,
@@ -309,7 +304,7 @@ impl<'a> RawLine<'a> {
             "aiTitle" => l.ai_title = w.value()?,
             "title" => l.title = w.value()?,
         });
-        w.finish()
+        Some(())
     }
 }
 
@@ -324,10 +319,7 @@ impl<'a> RawMessage<'a> {
                 b'[' => Some(MaybeContent::Content(Content::walk(w)?)),
                 _ => w.value()?,
             },
-            "usage" => m.usage = match w.peek()? {
-                b'{' => Some(RawUsage::walk(w)?),
-                _ => w.value()?,
-            },
+            "usage" => m.usage = w.nested(RawUsage::walk)?,
             "stop_reason" => m.stop_reason = w.value()?,
         });
         Some(m)
@@ -350,11 +342,8 @@ impl RawUsage {
 }
 
 fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
-    // Filled in place: the record is not moved on its way out of the walk.
     let mut raw = RawLine::default();
-    if effort != Effort::Skim || RawLine::walk(b, &mut raw).is_none() {
-        raw = super::parse(b, effort)?;
-    }
+    super::read_into(b, effort, &mut raw, RawLine::walk)?;
     let n = line.number;
     let mut notes = Vec::new();
     let ty = raw.ty.as_ref().map(|t| t.0.clone()).unwrap_or(Cow::Borrowed(""));
@@ -1311,30 +1300,23 @@ fn tally(lines: &[&str]) -> Option<content::Tally> {
 mod tests {
     use super::*;
 
-    /// The line's record as the walk reads it, if it takes the line.
-    fn walk_line(text: &str) -> Option<RawLine<'_>> {
-        let mut l = RawLine::default();
-        RawLine::walk(text, &mut l).map(|()| l)
-    }
-
     /// Every member the derived `Deserialize` reads, the walk reads too, in the line and in
     /// its message and usage.
     #[test]
     fn the_walk_reads_every_member_serde_reads() {
-        use crate::format::skim::tests::{skipping, struct_fields};
+        use crate::format::skim::tests::{struct_fields, walks_whole};
         let lines = (struct_fields::<RawLine>().iter().map(|f| format!(r#"{{"{f}":null}}"#)))
             .chain(struct_fields::<RawMessage>().iter().map(|f| format!(r#"{{"message":{{"{f}":null}}}}"#)))
             .chain(struct_fields::<RawUsage>().iter().map(|f| format!(r#"{{"message":{{"usage":{{"{f}":null}}}}}}"#)));
         for line in lines {
-            let (walked, skipped) = skipping(|| walk_line(&line).is_some());
-            assert!(walked && skipped.is_empty(), "{line}: walked {walked}, skipped {skipped:?}");
+            walks_whole(&line, |w| RawLine::walk(w, &mut RawLine::default()));
         }
     }
 
     /// The walk takes nearly every line of the real sessions (the serde path reads the rest).
     #[test]
     fn the_walk_takes_the_common_lines() {
-        let (mut lines, mut walked) = (0, 0);
+        let (mut lines, mut taken) = (0, 0);
         for path in crate::test_corpus::session_files() {
             let bytes = std::fs::read(&path).unwrap();
             let Ok(source) = crate::source::Source::from_bytes("t.jsonl", bytes.clone()) else { continue };
@@ -1343,10 +1325,11 @@ mod tests {
             }
             for l in String::from_utf8_lossy(&bytes).lines() {
                 lines += 1;
-                walked += usize::from(walk_line(l).is_some());
+                let walk = |w: &mut super::super::skim::Walk<'_>| RawLine::walk(w, &mut RawLine::default());
+                taken += usize::from(super::super::skim::Walk::line(l, walk).is_some());
             }
         }
-        assert!(lines > 200 && walked * 10 > lines * 9, "{walked} of {lines} lines walked");
+        assert!(lines > 200 && taken * 10 > lines * 9, "{taken} of {lines} lines walked");
     }
 
     fn sniff(b: &[u8]) -> bool {

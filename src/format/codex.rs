@@ -165,19 +165,14 @@ fn counter_hint(total: &RawTokens, last: &RawTokens) -> String {
 }
 
 impl<'a> RawLine<'a> {
-    /// The line walked by hand, as arcturn's ([`super::arcturn`]'s `RawLine::walk`).
-    fn walk(text: &'a str, l: &mut RawLine<'a>) -> Option<()> {
-        let mut w = super::skim::Walk::new(text);
-        w.object()?;
+    /// The members of a line's object, walked by hand, as arcturn's.
+    fn walk(w: &mut super::skim::Walk<'a>, l: &mut RawLine<'a>) -> Option<()> {
         members!(w, {
             "timestamp" => l.timestamp = w.value()?,
             "type" => l.ty = w.value()?,
-            "payload" => l.payload = match w.peek()? {
-                b'{' => Some(RawPayload::walk(&mut w)?),
-                _ => w.value()?,
-            },
+            "payload" => l.payload = w.nested(RawPayload::walk)?,
         });
-        w.finish()
+        Some(())
     }
 }
 
@@ -210,11 +205,8 @@ impl<'a> RawPayload<'a> {
 }
 
 fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
-    // Filled in place: the record is not moved on its way out of the walk.
     let mut raw = RawLine::default();
-    if effort != Effort::Skim || RawLine::walk(b, &mut raw).is_none() {
-        raw = super::parse(b, effort)?;
-    }
+    super::read_into(b, effort, &mut raw, RawLine::walk)?;
     let n = line.number;
     let mut notes = Vec::new();
     if raw.timestamp == Ts::Bad {
@@ -1017,13 +1009,11 @@ mod tests {
     /// reads too.
     #[test]
     fn the_walk_reads_every_member_serde_reads() {
-        use crate::format::skim::tests::{skipping, struct_fields};
+        use crate::format::skim::tests::{struct_fields, walks_whole};
         let lines = (struct_fields::<RawLine>().iter().map(|f| format!(r#"{{"{f}":null}}"#)))
             .chain(struct_fields::<RawPayload>().iter().map(|f| format!(r#"{{"payload":{{"{f}":null}}}}"#)));
         for line in lines {
-            let mut l = RawLine::default();
-            let (walked, skipped) = skipping(|| RawLine::walk(&line, &mut l).is_some());
-            assert!(walked && skipped.is_empty(), "{line}: walked {walked}, skipped {skipped:?}");
+            walks_whole(&line, |w| RawLine::walk(w, &mut RawLine::default()));
         }
     }
 

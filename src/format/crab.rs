@@ -143,18 +143,13 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawOutcome<'a> {
 }
 
 impl<'a> RawLine<'a> {
-    /// The line walked by hand, as arcturn's ([`super::arcturn`]'s `RawLine::walk`).
-    fn walk(text: &'a str, l: &mut RawLine<'a>) -> Option<()> {
-        let mut w = Walk::new(text);
-        w.object()?;
+    /// The members of a line's object, walked by hand, as arcturn's.
+    fn walk(w: &mut Walk<'a>, l: &mut RawLine<'a>) -> Option<()> {
         members!(w, {
             "kind" => l.kind = w.value()?,
             "id" => l.id = w.value()?,
             "parent_id" => l.parent_id = Some(w.value()?),
-            "message" => l.message = match w.peek()? {
-                b'{' => Some(RawMessage::walk(&mut w)?),
-                _ => w.value()?,
-            },
+            "message" => l.message = w.nested(RawMessage::walk)?,
             "format_version" => l.format_version = w.value()?,
             "created" => l.created = w.value()?,
             "run_id" => l.run_id = w.value()?,
@@ -182,7 +177,7 @@ impl<'a> RawLine<'a> {
             "shed" => l.shed = w.value()?,
             "summary" => l.summary = w.value()?,
         });
-        w.finish()
+        Some(())
     }
 }
 
@@ -199,11 +194,8 @@ impl<'a> RawMessage<'a> {
 }
 
 fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
-    // Filled in place: the record is not moved on its way out of the walk.
     let mut raw = RawLine::default();
-    if effort != Effort::Skim || RawLine::walk(b, &mut raw).is_none() {
-        raw = super::parse(b, effort)?;
-    }
+    super::read_into(b, effort, &mut raw, RawLine::walk)?;
     let n = line.number;
     let mut notes = Vec::new();
     let kind_name = raw.kind.as_ref().map(|k| k.0.clone());
@@ -347,15 +339,13 @@ mod tests {
     /// reads too.
     #[test]
     fn the_walk_reads_every_member_serde_reads() {
-        use crate::format::skim::tests::{skipping, struct_fields};
+        use crate::format::skim::tests::{struct_fields, walks_whole};
         // (`shed` is a list, never null.)
         let value = |f: &str| if f == "shed" { "[]" } else { "null" };
         let lines = (struct_fields::<RawLine>().iter().map(|f| format!(r#"{{"{f}":{}}}"#, value(f))))
             .chain(struct_fields::<RawMessage>().iter().map(|f| format!(r#"{{"message":{{"{f}":null}}}}"#)));
         for line in lines {
-            let mut l = RawLine::default();
-            let (walked, skipped) = skipping(|| RawLine::walk(&line, &mut l).is_some());
-            assert!(walked && skipped.is_empty(), "{line}: walked {walked}, skipped {skipped:?}");
+            walks_whole(&line, |w| RawLine::walk(w, &mut RawLine::default()));
         }
     }
 }

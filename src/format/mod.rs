@@ -785,6 +785,23 @@ pub fn parse<'a, T: serde::Deserialize<'a>>(text: &'a str, effort: Effort) -> st
     serde_json::from_str(text).map_err(Fail::Json)
 }
 
+/// Read one line into `raw` (a default record): walked by hand with `walk` ([`skim::Walk::line`]:
+/// the line's object open, its members to read) when `effort` is the skimmer's and the walk
+/// takes the line, else parsed by [`parse`]. Filled in place: the record, hundreds of bytes, is
+/// not moved on its way out of the walk.
+pub fn read_into<'a, T: serde::Deserialize<'a>>(
+    text: &'a str,
+    effort: Effort,
+    raw: &mut T,
+    walk: impl FnOnce(&mut skim::Walk<'a>, &mut T) -> Option<()>,
+) -> std::result::Result<(), Fail> {
+    if effort == Effort::Skim && skim::Walk::line(text, |w| walk(w, raw)).is_some() {
+        return Ok(());
+    }
+    *raw = parse(text, effort)?;
+    Ok(())
+}
+
 /// serde_json appends " at line 1 column 57"; the finding carries the position itself.
 pub fn clean(e: &serde_json::Error) -> String {
     let s = e.to_string();

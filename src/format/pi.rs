@@ -118,19 +118,14 @@ fn role(name: &str) -> Option<Role> {
 }
 
 impl<'a> RawLine<'a> {
-    /// The line walked by hand, as arcturn's ([`super::arcturn`]'s `RawLine::walk`).
-    fn walk(text: &'a str, l: &mut RawLine<'a>) -> Option<()> {
-        let mut w = Walk::new(text);
-        w.object()?;
+    /// The members of a line's object, walked by hand, as arcturn's.
+    fn walk(w: &mut Walk<'a>, l: &mut RawLine<'a>) -> Option<()> {
         members!(w, {
             "type" => l.ty = w.value()?,
             "id" => l.id = w.value()?,
             "parentId" => l.parent_id = Some(w.value()?),
             "timestamp" => l.timestamp = w.value()?,
-            "message" => l.message = match w.peek()? {
-                b'{' => Some(RawMessage::walk(&mut w)?),
-                _ => w.value()?,
-            },
+            "message" => l.message = w.nested(RawMessage::walk)?,
             "provider" => l.provider = w.value()?,
             "modelId" => l.model_id = w.value()?,
             "thinkingLevel" => l.thinking_level = w.value()?,
@@ -146,16 +141,13 @@ impl<'a> RawLine<'a> {
             "version" => l.version = w.value()?,
             "parentSession" => l.parent_session = w.value()?,
         });
-        w.finish()
+        Some(())
     }
 }
 
 fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
-    // Filled in place: the record is not moved on its way out of the walk.
     let mut raw = RawLine::default();
-    if effort != Effort::Skim || RawLine::walk(b, &mut raw).is_none() {
-        raw = super::parse(b, effort)?;
-    }
+    super::read_into(b, effort, &mut raw, RawLine::walk)?;
     let n = line.number;
     let mut notes = Vec::new();
     let ty = raw.ty.as_ref().map(|t| t.0.clone());
@@ -384,21 +376,13 @@ pub fn content(e: &Entry<'_>, lines: &[Value]) -> content::Content {
 mod tests {
     use super::*;
 
-    /// The line's record as the walk reads it, if it takes the line.
-    fn walk_line(text: &str) -> Option<RawLine<'_>> {
-        let mut l = RawLine::default();
-        RawLine::walk(text, &mut l).map(|()| l)
-    }
-
     /// Every member of a line the derived `Deserialize` reads, the walk reads too (the
     /// message's are arcturn's, tested there).
     #[test]
     fn the_walk_reads_every_member_serde_reads() {
-        use crate::format::skim::tests::{skipping, struct_fields};
+        use crate::format::skim::tests::{struct_fields, walks_whole};
         for f in struct_fields::<RawLine>() {
-            let line = format!(r#"{{"{f}":null}}"#);
-            let (walked, skipped) = skipping(|| walk_line(&line).is_some());
-            assert!(walked && skipped.is_empty(), "{line}: walked {walked}, skipped {skipped:?}");
+            walks_whole(&format!(r#"{{"{f}":null}}"#), |w| RawLine::walk(w, &mut RawLine::default()));
         }
     }
 

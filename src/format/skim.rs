@@ -1546,6 +1546,27 @@ impl<'de> Walk<'de> {
         Walk { s: Skim::new(text, None) }
     }
 
+    /// Walk the line `text`, an object whose members `members` reads (the object open):
+    /// `None` unless it took the whole line, nothing but whitespace after.
+    #[inline(always)]
+    pub fn line(text: &'de str, members: impl FnOnce(&mut Walk<'de>) -> Option<()>) -> Option<()> {
+        let mut w = Walk::new(text);
+        w.object()?;
+        members(&mut w)?;
+        w.s.ws();
+        (w.s.i == w.s.b.len()).then_some(())
+    }
+
+    /// A member that is an object the caller walks (`walk`, which opens it), or `null` or any
+    /// other value, read as `Option<T>` by serde (and refused as serde refuses it).
+    #[inline(always)]
+    pub fn nested<T: de::Deserialize<'de>>(&mut self, walk: impl FnOnce(&mut Self) -> Option<T>) -> Option<Option<T>> {
+        match self.peek()? {
+            b'{' => walk(self).map(Some),
+            _ => self.value(),
+        }
+    }
+
     /// The first byte of the next value (whitespace skipped).
     #[inline(always)]
     pub fn peek(&mut self) -> Option<u8> {
@@ -1640,12 +1661,6 @@ impl<'de> Walk<'de> {
         others.note(self.s.s, key)?;
         self.skip()
     }
-
-    /// The line is read: nothing but whitespace may follow.
-    pub fn finish(mut self) -> Option<()> {
-        self.s.ws();
-        (self.s.i == self.s.b.len()).then_some(())
-    }
 }
 
 #[cfg(test)]
@@ -1666,6 +1681,13 @@ pub(crate) mod tests {
         SKIPPED.with(|s| s.borrow_mut().clear());
         let r = read();
         (r, SKIPPED.with(|s| std::mem::take(&mut *s.borrow_mut())))
+    }
+
+    /// Assert that `members` (a line's walk, [`Walk::line`]) takes `line` whole and skips
+    /// none of its keys as unknown.
+    pub(crate) fn walks_whole<'a>(line: &'a str, members: impl FnOnce(&mut Walk<'a>) -> Option<()>) {
+        let (walked, skipped) = skipping(|| Walk::line(line, members).is_some());
+        assert!(walked && skipped.is_empty(), "{line}: walked {walked}, skipped {skipped:?}");
     }
 
     /// The members the derived `Deserialize` of the struct `T` knows: serde names them to
