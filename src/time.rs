@@ -4,6 +4,57 @@
 /// Parse `2026-11-02T09:00:05.002Z` (offsets `+02:00`, no fraction, a space instead of `T`
 /// are accepted) into epoch milliseconds.
 pub fn parse_iso8601(s: &str) -> Option<i64> {
+    if let Some(ms) = <&[u8; 24]>::try_from(s.as_bytes()).ok().and_then(utc_millis) {
+        return Some(ms);
+    }
+    parse_iso8601_any(s)
+}
+
+/// [`parse_iso8601`] of the form agents write, `2026-11-02T09:00:05.002Z` exactly: its 24
+/// bytes checked and read 8 at a time (the general parser's byte-by-byte reading cost more
+/// than the rest of a line's timestamp). `None` for any other text, which the general
+/// parser reads; the same value as it for this form.
+fn utc_millis(b: &[u8; 24]) -> Option<i64> {
+    const SHAPE: &[u8; 24] = b"0000-00-00T00:00:00.000Z";
+    // The bytes that must equal the shape's (the others are digits).
+    const SEPARATORS: [u8; 24] = {
+        let mut m = [0u8; 24];
+        let mut i = 0;
+        while i < 24 {
+            if SHAPE[i] != b'0' {
+                m[i] = 0xFF;
+            }
+            i += 1;
+        }
+        m
+    };
+    let word = |bytes: &[u8; 24], k: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&bytes[8 * k..8 * k + 8]);
+        u64::from_le_bytes(w)
+    };
+    let mut t = [0u8; 24];
+    let mut bad = 0;
+    for k in 0..3 {
+        // A digit becomes 0-9, a separator as in the shape 0. Adding 0x76 sets the top bit
+        // of a byte above 9 (a byte of 0x80 or more has it, and only such a byte carries).
+        let w = word(b, k) ^ word(SHAPE, k);
+        bad |= (w & word(&SEPARATORS, k)) | ((w.wrapping_add(0x7676_7676_7676_7676) | w) & 0x8080_8080_8080_8080);
+        t[8 * k..8 * k + 8].copy_from_slice(&w.to_le_bytes());
+    }
+    if bad != 0 {
+        return None;
+    }
+    let n = |at: usize, width: usize| t[at..at + width].iter().fold(0i64, |v, &d| v * 10 + i64::from(d));
+    let (y, mo, d, h, mi, sec, ms) = (n(0, 4), n(5, 2), n(8, 2), n(11, 2), n(14, 2), n(17, 2), n(20, 3));
+    if !(1..=12).contains(&mo) || !(1..=days_in_month(y, mo)).contains(&d) || h > 23 || mi > 59 || sec > 60 {
+        return None;
+    }
+    Some((days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + sec) * 1000 + ms)
+}
+
+/// [`parse_iso8601`] of any form it takes, byte by byte.
+fn parse_iso8601_any(s: &str) -> Option<i64> {
     let b = s.as_bytes();
     if b.len() < 19 {
         return None;
@@ -342,6 +393,40 @@ pub enum Period {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The 24-byte form read 8 bytes at a time gives what the byte-by-byte parser gives: on
+    /// times spread over the years 0-9999 (which it must take itself), and on each of them
+    /// with any one byte replaced by any other (which it must take or leave to the other).
+    #[test]
+    fn the_common_form_reads_as_any_form_reads() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let (first, last) = (-62_167_219_200_000i64, 253_402_300_799_999i64);
+        let mut taken = 0;
+        for round in 0..400 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let ms = match round {
+                0 => first,
+                1 => last,
+                2 => 951_782_400_000,
+                _ => first + (x % (last - first + 1) as u64) as i64,
+            };
+            let b = iso_bytes(ms).unwrap();
+            assert_eq!(utc_millis(&b), Some(ms), "{}", String::from_utf8_lossy(&b));
+            for at in 0..24 {
+                for byte in 0..=255u8 {
+                    let mut v = b;
+                    v[at] = byte;
+                    let Ok(text) = std::str::from_utf8(&v) else { continue };
+                    assert_eq!(parse_iso8601(text), parse_iso8601_any(text), "{text:?}");
+                    taken += usize::from(utc_millis(&v).is_some());
+                }
+            }
+        }
+        // Each digit replaced by another digit mostly stays a time.
+        assert!(taken > 400 * 17 * 5, "{taken}");
+    }
 
     /// The digits written one by one are the formatted ones, at the ends of the years it
     /// writes, around leap days and at times spread over all of them; outside, none.

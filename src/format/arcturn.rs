@@ -176,16 +176,16 @@ impl<'a> RawLine<'a> {
     /// `Deserialize` reads from the skimmer, or `None` for the serde path to read the line.
     fn walk(w: &mut Walk<'a>, l: &mut RawLine<'a>) -> Option<()> {
         members!(w, {
-            "kind" => l.kind = w.value()?,
-            "type" => l.ty = w.value()?,
-            "id" => l.id = w.value()?,
-            "parentId" => l.parent_id = Some(w.value()?),
-            "timestamp" => l.timestamp = w.value()?,
+            "kind" => l.kind = Str::walk(w)?,
+            "type" => l.ty = Str::walk(w)?,
+            "id" => l.id = IdDe::walk(w)?,
+            "parentId" => l.parent_id = Some(IdDe::walk(w)?),
+            "timestamp" => l.timestamp = Ts::walk(w)?,
             "message" => l.message = w.nested(RawMessage::walk)?,
             "summary" => l.summary = w.value()?,
-            "upToId" => l.up_to_id = w.value()?,
-            "tokensBefore" => l.tokens_before = w.value()?,
-            "tokensAfter" => l.tokens_after = w.value()?,
+            "upToId" => l.up_to_id = IdDe::walk(w)?,
+            "tokensBefore" => l.tokens_before = Num::walk(w)?,
+            "tokensAfter" => l.tokens_after = Num::walk(w)?,
             "stripTailThinking" => l.strip_tail_thinking = w.value()?,
             "label" => l.label = w.value()?,
             "todos" => l.todos = w.value()?,
@@ -193,8 +193,8 @@ impl<'a> RawLine<'a> {
             "model" => l.model = w.value()?,
             "contextEdit" => l.context_edit = w.value()?,
             "title" => l.title = w.value()?,
-            "cwd" => l.cwd = w.value()?,
-            "version" => l.version = w.value()?,
+            "cwd" => l.cwd = Str::walk(w)?,
+            "version" => l.version = Num::walk(w)?,
         });
         Some(())
     }
@@ -206,15 +206,15 @@ impl<'a> RawMessage<'a> {
         w.object()?;
         let mut m = Box::<RawMessage>::default();
         members!(w, {
-            "role" => m.role = w.value()?,
+            "role" => m.role = Str::walk(w)?,
             "content" => m.content = Content::walk(w)?,
-            "timestamp" => m.timestamp = w.value()?,
-            "provider" => m.provider = w.value()?,
-            "model" => m.model = w.value()?,
+            "timestamp" => m.timestamp = Ts::walk(w)?,
+            "provider" => m.provider = Str::walk(w)?,
+            "model" => m.model = Str::walk(w)?,
             "usage" => m.usage = w.nested(RawUsage::walk)?,
-            "stopReason" => m.stop_reason = w.value()?,
-            "toolCallId" => m.tool_call_id = w.value()?,
-            "toolName" => m.tool_name = w.value()?,
+            "stopReason" => m.stop_reason = Str::walk(w)?,
+            "toolCallId" => m.tool_call_id = Str::walk(w)?,
+            "toolName" => m.tool_name = Str::walk(w)?,
             "isError" => m.is_error = w.value()?,
             "details" => m.details = w.value()?,
             "excludeFromContext" => m.exclude_from_context = w.value()?,
@@ -228,11 +228,11 @@ impl RawUsage {
         w.object()?;
         let mut u = RawUsage::default();
         members!(w, {
-            "input" => u.input = w.value()?,
-            "output" => u.output = w.value()?,
-            "cacheRead" => u.cache_read = w.value()?,
-            "cacheWrite" => u.cache_write = w.value()?,
-            "totalTokens" => u.total_tokens = w.value()?,
+            "input" => u.input = Count::walk(w)?,
+            "output" => u.output = Count::walk(w)?,
+            "cacheRead" => u.cache_read = Count::walk(w)?,
+            "cacheWrite" => u.cache_write = Count::walk(w)?,
+            "totalTokens" => u.total_tokens = Count::walk(w)?,
             "cost" => u.cost = w.nested(RawCost::walk)?,
         });
         Some(u)

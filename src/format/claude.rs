@@ -283,26 +283,26 @@ impl<'a> RawLine<'a> {
     /// The members of a line's object, walked by hand, as arcturn's.
     fn walk(w: &mut Walk<'a>, l: &mut RawLine<'a>) -> Option<()> {
         members!(w, {
-            "type" => l.ty = w.value()?,
-            "subtype" => l.subtype = w.value()?,
-            "uuid" => l.uuid = w.value()?,
-            "parentUuid" => l.parent_uuid = Some(w.value()?),
-            "logicalParentUuid" => l.logical_parent_uuid = w.value()?,
+            "type" => l.ty = Str::walk(w)?,
+            "subtype" => l.subtype = Str::walk(w)?,
+            "uuid" => l.uuid = Str::walk(w)?,
+            "parentUuid" => l.parent_uuid = Some(Str::walk(w)?),
+            "logicalParentUuid" => l.logical_parent_uuid = Str::walk(w)?,
             "isSidechain" => l.is_sidechain = w.value()?,
             "isMeta" => l.is_meta = w.value()?,
             "isCompactSummary" => l.is_compact_summary = w.value()?,
-            "timestamp" => l.timestamp = w.value()?,
-            "requestId" => l.request_id = w.value()?,
+            "timestamp" => l.timestamp = Ts::walk(w)?,
+            "requestId" => l.request_id = Str::walk(w)?,
             "message" => l.message = w.nested(RawMessage::walk)?,
             "content" => l.content = w.value()?,
             "compactMetadata" => l.compact_metadata = w.value()?,
-            "sourceToolAssistantUUID" => l.source_tool = w.value()?,
+            "sourceToolAssistantUUID" => l.source_tool = Str::walk(w)?,
             "toolUseResult" => l.tool_use_result = w.value()?,
             "summary" => l.summary = w.value()?,
-            "leafUuid" => l.leaf_uuid = w.value()?,
-            "customTitle" => l.custom_title = w.value()?,
-            "aiTitle" => l.ai_title = w.value()?,
-            "title" => l.title = w.value()?,
+            "leafUuid" => l.leaf_uuid = Str::walk(w)?,
+            "customTitle" => l.custom_title = Str::walk(w)?,
+            "aiTitle" => l.ai_title = Str::walk(w)?,
+            "title" => l.title = Str::walk(w)?,
         });
         Some(())
     }
@@ -313,14 +313,14 @@ impl<'a> RawMessage<'a> {
         w.object()?;
         let mut m = Box::<RawMessage>::default();
         members!(w, {
-            "id" => m.id = w.value()?,
-            "model" => m.model = w.value()?,
+            "id" => m.id = Str::walk(w)?,
+            "model" => m.model = Str::walk(w)?,
             "content" => m.content = match w.peek()? {
                 b'[' => Some(MaybeContent::Content(Content::walk(w)?)),
                 _ => w.value()?,
             },
             "usage" => m.usage = w.nested(RawUsage::walk)?,
-            "stop_reason" => m.stop_reason = w.value()?,
+            "stop_reason" => m.stop_reason = Str::walk(w)?,
         });
         Some(m)
     }
@@ -331,10 +331,10 @@ impl RawUsage {
         w.object()?;
         let mut u = RawUsage::default();
         members!(w, {
-            "input_tokens" => u.input_tokens = w.value()?,
-            "output_tokens" => u.output_tokens = w.value()?,
-            "cache_creation_input_tokens" => u.cache_creation_input_tokens = w.value()?,
-            "cache_read_input_tokens" => u.cache_read_input_tokens = w.value()?,
+            "input_tokens" => u.input_tokens = Num::walk(w)?,
+            "output_tokens" => u.output_tokens = Num::walk(w)?,
+            "cache_creation_input_tokens" => u.cache_creation_input_tokens = Num::walk(w)?,
+            "cache_read_input_tokens" => u.cache_read_input_tokens = Num::walk(w)?,
             "cache_creation" => u.cache_creation = w.value()?,
         });
         Some(u)

@@ -168,8 +168,8 @@ impl<'a> RawLine<'a> {
     /// The members of a line's object, walked by hand, as arcturn's.
     fn walk(w: &mut super::skim::Walk<'a>, l: &mut RawLine<'a>) -> Option<()> {
         members!(w, {
-            "timestamp" => l.timestamp = w.value()?,
-            "type" => l.ty = w.value()?,
+            "timestamp" => l.timestamp = Ts::walk(w)?,
+            "type" => l.ty = Str::walk(w)?,
             "payload" => l.payload = w.nested(RawPayload::walk)?,
         });
         Some(())
@@ -181,24 +181,24 @@ impl<'a> RawPayload<'a> {
         w.object()?;
         let mut p = Box::<RawPayload>::default();
         members!(w, {
-            "type" => p.ty = w.value()?,
-            "role" => p.role = w.value()?,
+            "type" => p.ty = Str::walk(w)?,
+            "role" => p.role = Str::walk(w)?,
             "content" => p.content = w.value()?,
-            "name" => p.name = w.value()?,
-            "call_id" => p.call_id = w.value()?,
+            "name" => p.name = Str::walk(w)?,
+            "call_id" => p.call_id = Str::walk(w)?,
             "output" => p.output = w.value()?,
             "id" => p.id = w.value()?,
-            "cwd" => p.cwd = w.value()?,
-            "model_provider" => p.model_provider = w.value()?,
-            "forked_from_id" => p.forked_from_id = w.value()?,
-            "parent_thread_id" => p.parent_thread_id = w.value()?,
+            "cwd" => p.cwd = Str::walk(w)?,
+            "model_provider" => p.model_provider = Str::walk(w)?,
+            "forked_from_id" => p.forked_from_id = Str::walk(w)?,
+            "parent_thread_id" => p.parent_thread_id = Str::walk(w)?,
             "source" => p.source = w.value()?,
-            "timestamp" => p.timestamp = w.value()?,
-            "model" => p.model = w.value()?,
+            "timestamp" => p.timestamp = Ts::walk(w)?,
+            "model" => p.model = Str::walk(w)?,
             "message" => p.message = w.value()?,
             "replacement_history" => p.replacement_history = w.value()?,
             "info" => p.info = w.value()?,
-            "num_turns" => p.num_turns = w.value()?,
+            "num_turns" => p.num_turns = Num::walk(w)?,
         });
         Some(p)
     }

@@ -40,6 +40,18 @@ impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
     }
 }
 
+impl<'a> Str<'a> {
+    /// An `Option<Str>` member in a walk ([`Walk`]): a string read straight, anything else
+    /// (`null`, a value serde refuses) as serde reads it.
+    #[inline(always)]
+    pub fn walk(w: &mut Walk<'a>) -> Option<Option<Str<'a>>> {
+        match w.peek()? {
+            b'"' => w.string().map(|s| Some(Str(s))),
+            _ => w.value(),
+        }
+    }
+}
+
 pub fn cow<'a>(s: Option<Str<'a>>) -> Option<Cow<'a, str>> {
     s.map(|s| s.0)
 }
@@ -114,6 +126,26 @@ impl<'de: 'a, 'a> Deserialize<'de> for IdDe<'a> {
     }
 }
 
+impl<'a> IdDe<'a> {
+    /// An `Option<IdDe>` member in a walk ([`Walk`]): a string or a small integer read
+    /// straight, as the visitor above takes them; anything else as serde reads it.
+    #[inline(always)]
+    pub fn walk(w: &mut Walk<'a>) -> Option<Option<IdDe<'a>>> {
+        let id = match w.peek()? {
+            b'"' => match w.string()? {
+                Cow::Borrowed(s) => Id::from_text(Cow::Borrowed(s)),
+                Cow::Owned(s) => Id::copied(&s),
+            },
+            b'0'..=b'9' => match w.uint() {
+                Some(v) => Id::Int(v),
+                None => return w.value(),
+            },
+            _ => return w.value(),
+        };
+        Some(Some(IdDe(id)))
+    }
+}
+
 /// `#[serde(deserialize_with)]` helper telling "absent" (outer `None`) from `null`
 /// (`Some(None)`).
 pub fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
@@ -157,6 +189,20 @@ impl<'de> Deserialize<'de> for Num {
     }
 }
 
+impl Num {
+    /// An `Option<Num>` member in a walk ([`Walk`]): a small non-negative integer read
+    /// straight, anything else as serde reads it.
+    #[inline(always)]
+    pub fn walk(w: &mut Walk<'_>) -> Option<Option<Num>> {
+        if let b'0'..=b'9' = w.peek()? {
+            if let Some(v) = w.uint() {
+                return Some(Some(Num(Some(v))));
+            }
+        }
+        w.value()
+    }
+}
+
 pub fn num(n: Option<Num>) -> Option<u64> {
     n.and_then(|n| n.0)
 }
@@ -195,6 +241,20 @@ impl<'de> Deserialize<'de> for Count {
             }
         }
         d.deserialize_any(V)
+    }
+}
+
+impl Count {
+    /// An `Option<Count>` member in a walk ([`Walk`]): a small non-negative integer read
+    /// straight, anything else as serde reads it.
+    #[inline(always)]
+    pub fn walk(w: &mut Walk<'_>) -> Option<Option<Count>> {
+        if let b'0'..=b'9' = w.peek()? {
+            if let Some(v) = w.uint() {
+                return Some(Some(Count::Value(v)));
+            }
+        }
+        w.value()
     }
 }
 
@@ -264,6 +324,24 @@ impl Ts {
         match self {
             Ts::Ms(v) => Some(v),
             _ => None,
+        }
+    }
+}
+
+impl Ts {
+    /// A timestamp member in a walk ([`Walk`]): a string, or milliseconds as a small
+    /// non-negative integer, read straight, as the visitor below takes them; anything else as
+    /// serde reads it.
+    #[inline(always)]
+    pub fn walk(w: &mut Walk<'_>) -> Option<Ts> {
+        match w.peek()? {
+            b'"' => w.string().map(|s| crate::time::parse_text(&s).map_or(Ts::Bad, Ts::Ms)),
+            b'0'..=b'9' => match w.uint() {
+                // (At most 18 digits: within i64.)
+                Some(v) => Some(Ts::Ms(v as i64)),
+                None => w.value(),
+            },
+            _ => w.value(),
         }
     }
 }
@@ -566,10 +644,10 @@ impl<'a> RawBlock<'a> {
         w.object()?;
         let mut b = RawBlock::default();
         members!(w, {
-            "type" => b.ty = w.value()?,
-            "id" => b.id = w.value()?,
-            "name" => b.name = w.value()?,
-            "tool_use_id" => b.tool_use_id = w.value()?,
+            "type" => b.ty = Str::walk(w)?,
+            "id" => b.id = Str::walk(w)?,
+            "name" => b.name = Str::walk(w)?,
+            "tool_use_id" => b.tool_use_id = Str::walk(w)?,
             "is_error" => b.is_error = w.value()?,
         });
         Some(b)
@@ -579,6 +657,86 @@ impl<'a> RawBlock<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each value a walk reads straight ([`Str::walk`], [`IdDe::walk`], [`Count::walk`],
+    /// [`Num::walk`], [`Ts::walk`]) reads as serde_json reads it, or is declined where
+    /// serde_json refuses it; a value it does not read straight goes to serde. The values
+    /// are the forms files hold and the edges of the forms read straight (lengths of
+    /// numbers, leading zeros, fractions, escapes), with spaces around some.
+    #[test]
+    fn values_walked_straight_read_as_serde_reads() {
+        const VALUES: &[&str] = &[
+            "null",
+            "true",
+            "0",
+            "00",
+            "01",
+            "7",
+            "-1",
+            "-0",
+            "1.5",
+            "12.0",
+            "1e3",
+            "1E3",
+            "12e",
+            "1.",
+            "1792661000878",
+            "999999999999999999",
+            "1000000000000000000",
+            "18446744073709551615",
+            "18446744073709551616",
+            "1e400",
+            r#""""#,
+            r#""x""#,
+            r#""a\"b""#,
+            r#""caf\u00e9""#,
+            r#""\ud800""#,
+            r#""2026-01-01T00:00:00.250Z""#,
+            r#""2026-01-01T00:00:00.250\u005a""#,
+            r#""2026-13-01T00:00:00.250Z""#,
+            r#""1792661000878ms""#,
+            r#""0b6e5c8f-1f4a-4c38-9d8e-2f7c1a3b4d5e""#,
+            r#""unterminated"#,
+            "[]",
+            "{}",
+            r#"{"a":1}"#,
+            "[1,2]",
+            " 5 ",
+            r#" "s" "#,
+        ];
+        /// Whether the walk read `v` (in an array, `text`), after checking what it read.
+        fn same<'a, T: Deserialize<'a> + fmt::Debug>(
+            v: &str,
+            text: &'a str,
+            walk: fn(&mut Walk<'a>) -> Option<T>,
+        ) -> bool {
+            let mut w = Walk::new(text);
+            let mut walked = || {
+                w.array()?;
+                w.element(true)?;
+                let value = walk(&mut w)?;
+                (!w.element(false)?).then_some(value)
+            };
+            let walked = walked();
+            let read = serde_json::from_str::<Vec<T>>(text).ok().and_then(|mut l| l.pop());
+            match (&walked, read) {
+                (Some(a), Some(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}"), "{v}"),
+                (Some(a), None) => panic!("{v}: walked as {a:?}, refused by serde_json"),
+                (None, _) => {}
+            }
+            walked.is_some()
+        }
+        let mut walked = 0;
+        for v in VALUES {
+            let text = format!("[{v}]");
+            walked += usize::from(same(v, &text, Str::walk));
+            walked += usize::from(same(v, &text, IdDe::walk));
+            walked += usize::from(same(v, &text, Count::walk));
+            walked += usize::from(same(v, &text, Num::walk));
+            walked += usize::from(same(v, &text, Ts::walk));
+        }
+        assert!(walked > 80, "{walked}");
+    }
 
     /// Every member of a content block the derived `Deserialize` reads, the walk reads too.
     #[test]

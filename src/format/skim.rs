@@ -1642,6 +1642,29 @@ impl<'de> Walk<'de> {
         Some(true)
     }
 
+    /// The string here (its opening quote peeked by the caller), as this parser reads a
+    /// string for serde: borrowed from the line unless it has escapes.
+    #[inline(always)]
+    pub fn string(&mut self) -> Option<Cow<'de, str>> {
+        self.s.parse_str().ok()
+    }
+
+    /// The number here (its first byte peeked by the caller) if it is a non-negative integer
+    /// of at most 18 digits, without fraction or exponent (a count, a time in milliseconds:
+    /// what serde gets as a `u64` from this parser); `None`, nothing read, for any other
+    /// value.
+    #[inline(always)]
+    pub fn uint(&mut self) -> Option<u64> {
+        let (b, at) = (self.s.b, self.s.i);
+        let n = digits_at(b, at);
+        let lead_zero = n > 1 && b.get(at) == Some(&b'0');
+        if n == 0 || n > 18 || lead_zero || matches!(b.get(at + n), Some(b'.' | b'e' | b'E')) {
+            return None;
+        }
+        self.s.i = at + n;
+        Some(b.get(at..at + n)?.iter().fold(0, |v, &d| v * 10 + u64::from(d - b'0')))
+    }
+
     /// The value here, as `T` reads it from this parser.
     #[inline(always)]
     pub fn value<T: de::Deserialize<'de>>(&mut self) -> Option<T> {
