@@ -121,8 +121,12 @@ pub fn parse_ms_suffix(s: &str) -> Option<i64> {
     digits.parse().ok()
 }
 
-/// Any textual timestamp form a session file uses.
+/// Any textual timestamp form a session file uses. (The common ISO form first: it is never
+/// a digit string.)
 pub fn parse_text(s: &str) -> Option<i64> {
+    if let Some(ms) = <&[u8; 24]>::try_from(s.as_bytes()).ok().and_then(utc_millis) {
+        return Some(ms);
+    }
     parse_ms_suffix(s).or_else(|| parse_iso8601(s))
 }
 
@@ -420,6 +424,7 @@ mod tests {
                     v[at] = byte;
                     let Ok(text) = std::str::from_utf8(&v) else { continue };
                     assert_eq!(parse_iso8601(text), parse_iso8601_any(text), "{text:?}");
+                    assert_eq!(parse_text(text), parse_ms_suffix(text).or_else(|| parse_iso8601_any(text)), "{text:?}");
                     taken += usize::from(utc_millis(&v).is_some());
                 }
             }
