@@ -9,6 +9,7 @@
 //! and a tool call is counted by `stats` once it has a result (crab: a `tool_call`
 //! observation). This module computes rows; `cmd::rows` writes them.
 
+use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 
 use crate::agents::Agent;
@@ -31,13 +32,61 @@ pub enum Table {
     Sessions,
 }
 
-/// The columns every row starts with.
-#[derive(Serialize, Clone, Copy)]
-pub struct Head<'s> {
-    pub file: &'s str,
-    pub format: Format,
-    pub agent: Agent,
-    pub session_id: Option<&'s str>,
+/// The columns of a row, or of a group of columns rows share ([`Head`], [`Tokens`],
+/// [`CostCols`]), written into the row's object in their order.
+pub trait Columns {
+    /// How many columns.
+    const COUNT: usize;
+    fn columns<S: SerializeStruct>(&self, s: &mut S) -> Result<(), S::Error>;
+}
+
+/// A struct of columns: the struct, its [`Columns`], and a `Serialize` that writes it as one
+/// flat object. A field marked `@flat` is a group of columns written where it stands. (serde's
+/// `#[serde(flatten)]` did the same by writing the whole row as a map, each key through a
+/// serializer of its own: about 88 instructions a key, most of what writing a row cost.)
+macro_rules! columns {
+    (
+        $(#[$sm:meta])*
+        pub struct $name:ident $(<$lt:lifetime>)? {
+            $( $(#[$fm:meta])* $(@$flat:ident)? pub $field:ident : $ty:ty ),* $(,)?
+        }
+    ) => {
+        $(#[$sm])*
+        pub struct $name $(<$lt>)? {
+            $( $(#[$fm])* pub $field: $ty ),*
+        }
+
+        impl $(<$lt>)? Columns for $name $(<$lt>)? {
+            const COUNT: usize = 0 $( + columns!(@count $($flat)? $ty) )*;
+            fn columns<S: SerializeStruct>(&self, s: &mut S) -> Result<(), S::Error> {
+                $( columns!(@write s, self, $field $(, $flat)?); )*
+                Ok(())
+            }
+        }
+
+        impl $(<$lt>)? Serialize for $name $(<$lt>)? {
+            fn serialize<Ser: Serializer>(&self, ser: Ser) -> Result<Ser::Ok, Ser::Error> {
+                let mut s = ser.serialize_struct(stringify!($name), <Self as Columns>::COUNT)?;
+                self.columns(&mut s)?;
+                s.end()
+            }
+        }
+    };
+    (@count flat $ty:ty) => { <$ty as Columns>::COUNT };
+    (@count $ty:ty) => { 1 };
+    (@write $s:ident, $self:ident, $field:ident, flat) => { $self.$field.columns($s)? };
+    (@write $s:ident, $self:ident, $field:ident) => { $s.serialize_field(stringify!($field), &$self.$field)? };
+}
+
+columns! {
+    /// The columns every row starts with.
+    #[derive(Clone, Copy)]
+    pub struct Head<'s> {
+        pub file: &'s str,
+        pub format: Format,
+        pub agent: Agent,
+        pub session_id: Option<&'s str>,
+    }
 }
 
 /// A time as RFC 3339 UTC with milliseconds (`2026-11-02T09:00:05.002Z`), written without
@@ -65,15 +114,17 @@ impl Serialize for IdText<'_, '_> {
     }
 }
 
-/// The token columns of a model call: null when the call recorded no usage.
-#[derive(Serialize, Clone, Copy, Default)]
-pub struct Tokens {
-    pub input_tokens: Option<u64>,
-    pub output_tokens: Option<u64>,
-    pub cache_read_tokens: Option<u64>,
-    pub cache_write_tokens: Option<u64>,
-    /// The sum of the four (as `stats` counts it), held at its maximum if it overflows.
-    pub total_tokens: Option<u64>,
+columns! {
+    /// The token columns of a model call: null when the call recorded no usage.
+    #[derive(Clone, Copy, Default)]
+    pub struct Tokens {
+        pub input_tokens: Option<u64>,
+        pub output_tokens: Option<u64>,
+        pub cache_read_tokens: Option<u64>,
+        pub cache_write_tokens: Option<u64>,
+        /// The sum of the four (as `stats` counts it), held at its maximum if it overflows.
+        pub total_tokens: Option<u64>,
+    }
 }
 
 impl Tokens {
@@ -91,11 +142,13 @@ impl Tokens {
     }
 }
 
-/// `cost` and `cost_source` of a model call (both null on a row that is not one).
-#[derive(Serialize, Clone, Copy, Default)]
-pub struct CostCols {
-    pub cost: Option<f64>,
-    pub cost_source: Option<&'static str>,
+columns! {
+    /// `cost` and `cost_source` of a model call (both null on a row that is not one).
+    #[derive(Clone, Copy, Default)]
+    pub struct CostCols {
+        pub cost: Option<f64>,
+        pub cost_source: Option<&'static str>,
+    }
 }
 
 impl CostCols {
@@ -113,158 +166,152 @@ impl CostCols {
     }
 }
 
-#[derive(Serialize)]
-pub struct EntryRow<'s> {
-    #[serde(flatten)]
-    pub head: Head<'s>,
-    pub entry_id: IdText<'s, 's>,
-    pub parent_id: Option<IdText<'s, 's>>,
-    pub synthetic_id: bool,
-    pub line: u32,
-    pub timestamp: Stamp,
-    pub timestamp_ms: Option<i64>,
-    pub kind: Kind,
-    pub kind_name: &'s str,
-    pub role: Option<Role>,
-    pub role_name: Option<&'s str>,
-    pub provider: Option<&'s str>,
-    pub model: Option<&'s str>,
-    pub stop_reason: Option<&'s str>,
-    pub model_call: bool,
-    #[serde(flatten)]
-    pub tokens: Tokens,
-    #[serde(flatten)]
-    pub cost: CostCols,
-    pub tool_calls: u32,
-    pub tool_results: u32,
-    pub tool_errors: u32,
-    pub depth: u32,
-    pub on_latest_path: bool,
-    pub is_leaf: bool,
+columns! {
+    pub struct EntryRow<'s> {
+        @flat pub head: Head<'s>,
+        pub entry_id: IdText<'s, 's>,
+        pub parent_id: Option<IdText<'s, 's>>,
+        pub synthetic_id: bool,
+        pub line: u32,
+        pub timestamp: Stamp,
+        pub timestamp_ms: Option<i64>,
+        pub kind: Kind,
+        pub kind_name: &'s str,
+        pub role: Option<Role>,
+        pub role_name: Option<&'s str>,
+        pub provider: Option<&'s str>,
+        pub model: Option<&'s str>,
+        pub stop_reason: Option<&'s str>,
+        pub model_call: bool,
+        @flat pub tokens: Tokens,
+        @flat pub cost: CostCols,
+        pub tool_calls: u32,
+        pub tool_results: u32,
+        pub tool_errors: u32,
+        pub depth: u32,
+        pub on_latest_path: bool,
+        pub is_leaf: bool,
+    }
 }
 
-#[derive(Serialize)]
-pub struct CallRow<'s> {
-    #[serde(flatten)]
-    pub head: Head<'s>,
-    /// Position among the session's calls, from 0.
-    pub call_index: u64,
-    pub entry_id: Option<IdText<'s, 's>>,
-    pub run_id: Option<&'s str>,
-    pub line: u32,
-    pub timestamp: Stamp,
-    pub timestamp_ms: Option<i64>,
-    pub provider: Option<&'s str>,
-    pub model: Option<&'s str>,
-    pub stop_reason: Option<&'s str>,
-    pub outcome: &'static str,
-    pub duration_ms: Option<u64>,
-    #[serde(flatten)]
-    pub tokens: Tokens,
-    #[serde(flatten)]
-    pub cost: CostCols,
+columns! {
+    pub struct CallRow<'s> {
+        @flat pub head: Head<'s>,
+        /// Position among the session's calls, from 0.
+        pub call_index: u64,
+        pub entry_id: Option<IdText<'s, 's>>,
+        pub run_id: Option<&'s str>,
+        pub line: u32,
+        pub timestamp: Stamp,
+        pub timestamp_ms: Option<i64>,
+        pub provider: Option<&'s str>,
+        pub model: Option<&'s str>,
+        pub stop_reason: Option<&'s str>,
+        pub outcome: &'static str,
+        pub duration_ms: Option<u64>,
+        @flat pub tokens: Tokens,
+        @flat pub cost: CostCols,
+    }
 }
 
-#[derive(Serialize)]
-pub struct ToolRow<'s> {
-    #[serde(flatten)]
-    pub head: Head<'s>,
-    /// Position among the session's tool rows, from 0.
-    pub tool_index: u64,
-    pub tool: Option<&'s str>,
-    pub call_id: Option<&'s str>,
-    pub outcome: &'static str,
-    pub is_error: bool,
-    pub counted: bool,
-    pub line: u32,
-    pub timestamp: Stamp,
-    pub timestamp_ms: Option<i64>,
-    pub duration_ms: Option<u64>,
-    pub call_entry_id: Option<IdText<'s, 's>>,
-    pub call_line: Option<u32>,
-    pub result_entry_id: Option<IdText<'s, 's>>,
-    pub result_line: Option<u32>,
-    pub run_id: Option<&'s str>,
-    pub call_seq: Option<u64>,
-    pub bytes_in: Option<u64>,
-    pub bytes_out: Option<u64>,
-    pub offloaded: Option<bool>,
+columns! {
+    pub struct ToolRow<'s> {
+        @flat pub head: Head<'s>,
+        /// Position among the session's tool rows, from 0.
+        pub tool_index: u64,
+        pub tool: Option<&'s str>,
+        pub call_id: Option<&'s str>,
+        pub outcome: &'static str,
+        pub is_error: bool,
+        pub counted: bool,
+        pub line: u32,
+        pub timestamp: Stamp,
+        pub timestamp_ms: Option<i64>,
+        pub duration_ms: Option<u64>,
+        pub call_entry_id: Option<IdText<'s, 's>>,
+        pub call_line: Option<u32>,
+        pub result_entry_id: Option<IdText<'s, 's>>,
+        pub result_line: Option<u32>,
+        pub run_id: Option<&'s str>,
+        pub call_seq: Option<u64>,
+        pub bytes_in: Option<u64>,
+        pub bytes_out: Option<u64>,
+        pub offloaded: Option<bool>,
+    }
 }
 
-#[derive(Serialize)]
-pub struct SpanRow<'s> {
-    #[serde(flatten)]
-    pub head: Head<'s>,
-    pub run_id: Option<JsonText<'s>>,
-    pub run_index: u64,
-    pub span_index: Option<u64>,
-    pub span_kind: &'static str,
-    pub name: Option<&'s str>,
-    pub status: &'static str,
-    pub error: Option<&'s str>,
-    pub start: Stamp,
-    pub end: Stamp,
-    pub start_ms: Option<i64>,
-    pub end_ms: Option<i64>,
-    pub duration_ms: Option<u64>,
-    pub line: u32,
-    pub entry_id: Option<IdText<'s, 's>>,
-    pub provider: Option<&'s str>,
-    pub model: Option<&'s str>,
-    pub tool: Option<&'s str>,
-    pub tool_call_id: Option<&'s str>,
-    pub stop_reason: Option<&'s str>,
-    #[serde(flatten)]
-    pub tokens: Tokens,
-    #[serde(flatten)]
-    pub cost: CostCols,
-    pub llm_calls: Option<u64>,
-    pub tool_calls: Option<u64>,
-    pub errors: Option<u64>,
+columns! {
+    pub struct SpanRow<'s> {
+        @flat pub head: Head<'s>,
+        pub run_id: Option<JsonText<'s>>,
+        pub run_index: u64,
+        pub span_index: Option<u64>,
+        pub span_kind: &'static str,
+        pub name: Option<&'s str>,
+        pub status: &'static str,
+        pub error: Option<&'s str>,
+        pub start: Stamp,
+        pub end: Stamp,
+        pub start_ms: Option<i64>,
+        pub end_ms: Option<i64>,
+        pub duration_ms: Option<u64>,
+        pub line: u32,
+        pub entry_id: Option<IdText<'s, 's>>,
+        pub provider: Option<&'s str>,
+        pub model: Option<&'s str>,
+        pub tool: Option<&'s str>,
+        pub tool_call_id: Option<&'s str>,
+        pub stop_reason: Option<&'s str>,
+        @flat pub tokens: Tokens,
+        @flat pub cost: CostCols,
+        pub llm_calls: Option<u64>,
+        pub tool_calls: Option<u64>,
+        pub errors: Option<u64>,
+    }
 }
 
-#[derive(Serialize)]
-pub struct SessionRow<'s> {
-    #[serde(flatten)]
-    pub head: Head<'s>,
-    pub title: Option<String>,
-    pub cwd: Option<&'s str>,
-    pub forked_from: Option<&'s str>,
-    pub created: Stamp,
-    pub first: Stamp,
-    pub last: Stamp,
-    pub first_ms: Option<i64>,
-    pub last_ms: Option<i64>,
-    pub bytes: u64,
-    pub lines: u64,
-    pub entries: u64,
-    pub observations: u64,
-    pub runs: u64,
-    pub user_messages: u64,
-    pub assistant_messages: u64,
-    pub tool_result_messages: u64,
-    pub system_messages: u64,
-    pub other_messages: u64,
-    pub calls: u64,
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    pub cache_read_tokens: u64,
-    pub cache_write_tokens: u64,
-    pub total_tokens: u64,
-    pub cost: Option<f64>,
-    pub cost_source: &'static str,
-    pub cost_lower_bound: Option<f64>,
-    pub calls_with_cost: u64,
-    pub usage_overflow: bool,
-    pub branch_entries: u64,
-    pub branch_total_tokens: Option<u64>,
-    pub context_tokens: Option<u64>,
-    pub context_source: crate::stats::ContextSource,
-    pub tool_calls: u64,
-    pub tool_errors: u64,
-    pub compactions: u64,
-    pub leaves: u64,
-    pub max_depth: u64,
+columns! {
+    pub struct SessionRow<'s> {
+        @flat pub head: Head<'s>,
+        pub title: Option<String>,
+        pub cwd: Option<&'s str>,
+        pub forked_from: Option<&'s str>,
+        pub created: Stamp,
+        pub first: Stamp,
+        pub last: Stamp,
+        pub first_ms: Option<i64>,
+        pub last_ms: Option<i64>,
+        pub bytes: u64,
+        pub lines: u64,
+        pub entries: u64,
+        pub observations: u64,
+        pub runs: u64,
+        pub user_messages: u64,
+        pub assistant_messages: u64,
+        pub tool_result_messages: u64,
+        pub system_messages: u64,
+        pub other_messages: u64,
+        pub calls: u64,
+        pub input_tokens: u64,
+        pub output_tokens: u64,
+        pub cache_read_tokens: u64,
+        pub cache_write_tokens: u64,
+        pub total_tokens: u64,
+        pub cost: Option<f64>,
+        pub cost_source: &'static str,
+        pub cost_lower_bound: Option<f64>,
+        pub calls_with_cost: u64,
+        pub usage_overflow: bool,
+        pub branch_entries: u64,
+        pub branch_total_tokens: Option<u64>,
+        pub context_tokens: Option<u64>,
+        pub context_source: crate::stats::ContextSource,
+        pub tool_calls: u64,
+        pub tool_errors: u64,
+        pub compactions: u64,
+        pub leaves: u64,
+        pub max_depth: u64,
+    }
 }
 
 /// A tool call or result, paired: what one tool row describes.
@@ -795,6 +842,48 @@ mod tests {
         assert_eq!(j(&Id::Int(u64::MAX)), r#""18446744073709551615""#);
         assert_eq!(j(&Id::Int(3)), r#""3""#);
         assert_eq!(j(&Id::copied("a\"b")), r#""a\"b""#);
+    }
+
+    /// Each row is one flat object of its table's columns, the same value from the compact
+    /// writer the view uses and from serde_json (which starts an object by the count of its
+    /// columns), over every bundled and real session.
+    #[test]
+    fn rows_are_flat_objects_of_their_columns_in_either_writer() {
+        fn same<T: Serialize + Columns>(row: &T, rows: &mut usize) {
+            let mut compact = Vec::new();
+            crate::render::compact::append(&mut compact, row).unwrap();
+            let json = serde_json::to_string(row).unwrap();
+            // (The compact writer escapes more: control, invisible and bidi characters.)
+            let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+            assert_eq!(serde_json::from_slice::<serde_json::Value>(&compact).unwrap(), value, "{json}");
+            let object = value.as_object().unwrap();
+            assert_eq!(object.len(), T::COUNT, "{json}");
+            assert!(object.values().all(|v| !v.is_object() && !v.is_array()), "{json}");
+            *rows += 1;
+        }
+        let mut rows = 0;
+        for p in crate::test_corpus::session_files() {
+            let Ok(src) = crate::source::Source::from_bytes("t", std::fs::read(&p).unwrap()) else { continue };
+            let Ok(s) = Session::load(&src, None) else { continue };
+            let r = Rows::new(&s);
+            for i in 0..r.entries() {
+                same(&r.entry(i as Ix), &mut rows);
+            }
+            for (k, c) in r.call_sources().into_iter().enumerate() {
+                same(&r.call(k, c), &mut rows);
+            }
+            for (k, t) in r.tool_sources().into_iter().enumerate() {
+                same(&r.tool(k, t), &mut rows);
+            }
+            let t = r.trace();
+            for (i, run) in t.runs.iter().enumerate() {
+                for row in r.run_rows(i, run) {
+                    same(&row, &mut rows);
+                }
+            }
+            same(&r.session(), &mut rows);
+        }
+        assert!(rows > 2_000, "{rows}");
     }
 
     /// The spans table is made from a trace that reads back only why calls failed: its rows
