@@ -4,10 +4,12 @@
 /// Parse `2026-11-02T09:00:05.002Z` (offsets `+02:00`, no fraction, a space instead of `T`
 /// are accepted) into epoch milliseconds.
 pub fn parse_iso8601(s: &str) -> Option<i64> {
-    if let Some(ms) = <&[u8; 24]>::try_from(s.as_bytes()).ok().and_then(utc_millis) {
-        return Some(ms);
-    }
-    parse_iso8601_any(s)
+    common_iso8601(s).or_else(|| parse_iso8601_any(s))
+}
+
+/// [`parse_iso8601`] of `s` if it is in the form agents write ([`utc_millis`]).
+fn common_iso8601(s: &str) -> Option<i64> {
+    <&[u8; 24]>::try_from(s.as_bytes()).ok().and_then(utc_millis)
 }
 
 /// [`parse_iso8601`] of the form agents write, `2026-11-02T09:00:05.002Z` exactly: its 24
@@ -124,10 +126,7 @@ pub fn parse_ms_suffix(s: &str) -> Option<i64> {
 /// Any textual timestamp form a session file uses. (The common ISO form first: it is never
 /// a digit string.)
 pub fn parse_text(s: &str) -> Option<i64> {
-    if let Some(ms) = <&[u8; 24]>::try_from(s.as_bytes()).ok().and_then(utc_millis) {
-        return Some(ms);
-    }
-    parse_ms_suffix(s).or_else(|| parse_iso8601(s))
+    common_iso8601(s).or_else(|| parse_ms_suffix(s)).or_else(|| parse_iso8601_any(s))
 }
 
 /// `2026-11-02T09:00:05.002Z`.
