@@ -132,10 +132,7 @@ impl<'a> IdDe<'a> {
     #[inline(always)]
     pub fn walk(w: &mut Walk<'a>) -> Option<Option<IdDe<'a>>> {
         let id = match w.peek()? {
-            b'"' => match w.string()? {
-                Cow::Borrowed(s) => Id::from_text(Cow::Borrowed(s)),
-                Cow::Owned(s) => Id::copied(&s),
-            },
+            b'"' => Id::from_text(w.string()?),
             b'0'..=b'9' => match w.uint() {
                 Some(v) => Id::Int(v),
                 None => return w.value(),
@@ -194,12 +191,7 @@ impl Num {
     /// straight, anything else as serde reads it.
     #[inline(always)]
     pub fn walk(w: &mut Walk<'_>) -> Option<Option<Num>> {
-        if let b'0'..=b'9' = w.peek()? {
-            if let Some(v) = w.uint() {
-                return Some(Some(Num(Some(v))));
-            }
-        }
-        w.value()
+        walk_count(w, |v| Num(Some(v)))
     }
 }
 
@@ -249,13 +241,20 @@ impl Count {
     /// straight, anything else as serde reads it.
     #[inline(always)]
     pub fn walk(w: &mut Walk<'_>) -> Option<Option<Count>> {
-        if let b'0'..=b'9' = w.peek()? {
-            if let Some(v) = w.uint() {
-                return Some(Some(Count::Value(v)));
-            }
-        }
-        w.value()
+        walk_count(w, Count::Value)
     }
+}
+
+/// An `Option<T>` count member in a walk: a small non-negative integer read straight
+/// ([`Walk::uint`]) and made a `T` by `count`, anything else read by `T`'s `Deserialize`.
+#[inline(always)]
+fn walk_count<'a, T: Deserialize<'a>>(w: &mut Walk<'a>, count: impl FnOnce(u64) -> T) -> Option<Option<T>> {
+    if let b'0'..=b'9' = w.peek()? {
+        if let Some(v) = w.uint() {
+            return Some(Some(count(v)));
+        }
+    }
+    w.value()
 }
 
 /// Build a [`Usage`] from a record's counts and cost, noting (`invalid_usage`) each negative
