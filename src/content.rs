@@ -185,6 +185,41 @@ impl Tally {
     pub fn nested(self) -> u64 {
         self.thinking + self.other
     }
+
+    /// The tally of a list holding `self`'s blocks and then `b`'s.
+    pub fn and(self, b: Tally) -> Tally {
+        Tally {
+            thinking: self.thinking + b.thinking,
+            has_thinking: self.has_thinking || b.has_thinking,
+            other: self.other + b.other,
+        }
+    }
+}
+
+/// A [`Tally`] kept in a message, counted as the load read it
+/// ([`crate::format::Detail::Tallied`]): in 32 bits a part, so that a message keeps it in
+/// 12 bytes. A message of 4 Gi units or more (a line of at least 4 GiB) keeps none, and is
+/// counted from its line again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Counted {
+    thinking: u32,
+    other: u32,
+    has_thinking: bool,
+}
+
+impl Counted {
+    /// `t` kept, if each of its parts fits.
+    pub fn of(t: Tally) -> Option<Counted> {
+        Some(Counted {
+            thinking: u32::try_from(t.thinking).ok()?,
+            other: u32::try_from(t.other).ok()?,
+            has_thinking: t.has_thinking,
+        })
+    }
+
+    pub fn tally(self) -> Tally {
+        Tally { thinking: u64::from(self.thinking), has_thinking: self.has_thinking, other: u64::from(self.other) }
+    }
 }
 
 /// What an image counts for in a character estimate: the agents' estimator charges a flat

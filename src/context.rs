@@ -901,24 +901,55 @@ mod skip_tests {
         (counted, decoded)
     }
 
+    /// Load `src` again counting each message as it is read ([`Detail::Tallied`]), and check
+    /// that session as [`counts_agree`] checks one: each count kept by the load is the
+    /// characters of the message's blocks, and, where the message can be counted from its
+    /// line, that count (`full` is the session loaded whole). Returns how many messages the
+    /// load counted.
+    fn counted_at_load(name: &str, src: &Source, full: &Session<'_>) -> usize {
+        use crate::format::{Detail, Uses};
+        let s = Session::load_with(src, Some(full.format), Detail::Tallied, Uses::Unlisted).unwrap();
+        assert_eq!(s.entries.len(), full.entries.len(), "{name}");
+        counts_agree(name, &s);
+        let mut at_load = 0;
+        for ix in 0..s.entries.len() as Ix {
+            let Some(c) = s.entry(ix).message.as_ref().and_then(|m| m.counted) else { continue };
+            if let Some(t) = full.tally(ix) {
+                assert_eq!(c.tally(), t, "{name}: line {}", s.entry(ix).line);
+            }
+            at_load += 1;
+        }
+        at_load
+    }
+
     /// Counting a message from its line gives what decoding its blocks gives, on every
     /// message of every testdata and real session (every format; those that count from the
-    /// line are arcturn, crab and Claude Code), and the estimate at every leaf is `materialize`'s.
+    /// line are arcturn, crab and Claude Code), and the estimate at every leaf is `materialize`'s;
+    /// so is each count a load keeps ([`counted_at_load`]).
     #[test]
     fn counting_messages_gives_the_characters_of_their_blocks() {
         let files = crate::test_corpus::session_files();
-        let mut by_format: HashMap<&str, (usize, usize)> = HashMap::default();
+        let mut by_format: HashMap<&str, (usize, usize, usize)> = HashMap::default();
         for p in &files {
             let Ok(src) = Source::from_bytes("t", std::fs::read(p).unwrap()) else { continue };
             let Ok(s) = Session::load(&src, None) else { continue };
-            let (c, d) = counts_agree(&p.display().to_string(), &s);
+            let name = p.display().to_string();
+            let (c, d) = counts_agree(&name, &s);
+            let at_load = counted_at_load(&name, &src, &s);
             let f = by_format.entry(s.format.as_str()).or_default();
             f.0 += c;
             f.1 += d;
+            f.2 += at_load;
         }
-        for (f, least) in [("arcturn", 150), ("claude", 400), ("crab", 50)] {
-            let (c, _) = by_format.get(f).copied().unwrap_or_default();
+        for (f, least, least_at_load) in [("arcturn", 150, 50), ("claude", 400, 0), ("crab", 50, 50)] {
+            let (c, _, at_load) = by_format.get(f).copied().unwrap_or_default();
             assert!(c > least, "{f}: {c} messages counted from their lines");
+            assert!(at_load >= least_at_load, "{f}: {at_load} messages counted as they were loaded");
+        }
+        // The formats that do not count, or that count only after their pass, count nothing
+        // at load.
+        for f in ["claude", "codex", "pi"] {
+            assert_eq!(by_format.get(f).map_or(0, |c| c.2), 0, "{f}");
         }
     }
 
@@ -1015,6 +1046,10 @@ mod skip_tests {
             let s = Session::load(&src, None).unwrap();
             assert_eq!(s.format.as_str(), format);
             let (counted, decoded) = counts_agree(name, &s);
+            // Every message counted from its line is counted as the load reads it in a
+            // format without a pass (the file has no compaction to stop the count).
+            let at_load = counted_at_load(name, &src, &s);
+            assert_eq!(at_load, if format == "arcturn" { counted } else { 0 }, "{name}");
             // The shapes that have a count of their own are counted, not decoded: text with
             // escapes (a string and blocks), thinking, tool calls, images, nested results,
             // compaction and server-tool blocks, an empty list, content that is null.

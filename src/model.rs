@@ -739,6 +739,11 @@ pub struct Message<'a> {
     /// Kept in the file but never sent to the model (pi `excludeFromContext`, an empty
     /// branch summary).
     pub excluded: bool,
+    /// Its content counted as a context estimate counts it, as the load read it, for a
+    /// load that asked ([`crate::format::Detail::Tallied`]) in a format that counts
+    /// ([`crate::format::Decoder::tally`]); `None` elsewhere, and where the count needs the
+    /// blocks whole ([`crate::session::Session::tally`] then counts from the line).
+    pub counted: Option<crate::content::Counted>,
 }
 
 /// What a model's reply records beyond its content. Apart from [`Message`] and boxed, so
@@ -798,6 +803,7 @@ impl<'a> Message<'a> {
             tool_results: Vec::new(),
             reply: None,
             excluded: false,
+            counted: None,
         }
     }
 
@@ -1109,8 +1115,9 @@ mod tests {
         // The parent is boxed, and most entries keep none (it is the entry before).
         assert_eq!(std::mem::size_of::<Entry>(), 80);
         // A reply's model, usage and stop reason are boxed apart: prompts and tool results
-        // carry none of them. The role's name sits in the message's padding.
-        assert_eq!(std::mem::size_of::<Message>(), 112);
+        // carry none of them. The role's name sits in the message's padding, and the count
+        // kept for a context estimate in 12 bytes.
+        assert_eq!(std::mem::size_of::<Message>(), 120);
         assert_eq!(std::mem::size_of::<Reply>(), 144);
     }
 

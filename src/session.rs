@@ -165,7 +165,7 @@ impl<'a> Session<'a> {
     /// Give the entries `ix` their messages back, read from their lines, after a load that
     /// let them go ([`Detail::Shown`]); nothing to do after one that kept them.
     pub fn read_back(&mut self, ix: &[Ix]) {
-        if self.detail == Detail::Full {
+        if self.detail.keeps_messages() {
             return;
         }
         let format = self.format;
@@ -277,12 +277,16 @@ impl<'a> Session<'a> {
         direct(e, &texts, cut).ok()
     }
 
-    /// An entry's message counted as a context estimate counts it, straight from its lines,
-    /// where the format can ([`format::Decoder::tally`]); `None` where it cannot, and the
+    /// An entry's message counted as a context estimate counts it: as the load counted it
+    /// ([`Detail::Tallied`]), else straight from its lines, where the format can
+    /// ([`format::Decoder::tally`]); `None` where it cannot, and the
     /// blocks are to be decoded ([`Session::content`]). A line that is not UTF-8 or holds a
     /// lone surrogate escape (which the skimming parser declines) is one of those: its
     /// repair is [`Session::members_at`]'s.
     pub fn tally(&self, i: Ix) -> Option<crate::content::Tally> {
+        if let Some(c) = self.entry(i).message.as_ref().and_then(|m| m.counted) {
+            return Some(c.tally());
+        }
         let count = format::decoder(self.format).tally?;
         let lines = self.entry(i).spans().map(|sp| self.line_text(sp));
         count(&lines.collect::<Option<Vec<&str>>>()?)

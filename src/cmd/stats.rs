@@ -149,7 +149,8 @@ fn load_one(ctx: &Ctx, f: &Input, opts: ReadOptions, report: &Options<'_>, alone
         }
     };
     let src = if alone { super::keep_until_exit(src) } else { &src };
-    let (s, mut messages) = ctx.load_reporting(src);
+    // Each message counted as it is read, for the context estimate.
+    let (s, mut messages) = ctx.load_reporting_with(src, crate::format::Detail::Tallied);
     match s {
         Ok(s) => {
             tally.read(&s);

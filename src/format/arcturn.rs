@@ -205,6 +205,10 @@ impl<'a> RawMessage<'a> {
     pub(super) fn walk(w: &mut Walk<'a>) -> Option<Box<RawMessage<'a>>> {
         w.object()?;
         let mut m = Box::<RawMessage>::default();
+        if w.measures() {
+            // A message without content counts nothing.
+            m.content.tally = Some(content::Tally::default());
+        }
         members!(w, {
             "role" => m.role = Str::walk(w)?,
             "content" => m.content = Content::walk(w)?,
@@ -381,6 +385,12 @@ pub(super) fn message_with<'a>(
     if m.timestamp == Ts::Bad {
         notes.push(Finding::new(Code::InvalidTimestamp, Some(n), "unparsable message timestamp"));
     }
+    // Counted as [`tally`] counts the line: a tool result message's content is all one block.
+    let counted = m.content.tally.map(|t| match role_name.as_ref() {
+        "toolResult" => content::Tally { other: t.nested(), ..content::Tally::default() },
+        _ => t,
+    });
+    let counted = counted.and_then(content::Counted::of);
     let mut tool_results = m.content.tool_results;
     if role == Role::ToolResult {
         let offloaded_path = m.details.and_then(|d| {
@@ -420,6 +430,7 @@ pub(super) fn message_with<'a>(
         }
         .boxed(),
         excluded: m.exclude_from_context.unwrap_or(false),
+        counted,
         ..Message::with_role(role, role_name)
     }
 }

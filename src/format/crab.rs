@@ -185,6 +185,10 @@ impl<'a> RawMessage<'a> {
     fn walk(w: &mut Walk<'a>) -> Option<Box<RawMessage<'a>>> {
         w.object()?;
         let mut m = Box::<RawMessage>::default();
+        if w.measures() {
+            // A message without content counts nothing.
+            m.content.tally = Some(crate::content::Tally::default());
+        }
         members!(w, {
             "role" => m.role = Str::walk(w)?,
             "content" => m.content = Content::walk(w)?,
@@ -278,6 +282,8 @@ fn message<'a>(m: RawMessage<'a>, n: u32, notes: &mut Vec<Finding>) -> Message<'
         blocks: c.blocks,
         tool_calls: c.tool_calls,
         tool_results: c.tool_results,
+        // Counted as [`tally`] counts the line.
+        counted: c.tally.and_then(crate::content::Counted::of),
         ..Message::with_role(role, role_name)
     }
 }

@@ -11,6 +11,8 @@ use serde_json::value::RawValue;
 
 use super::push_lean;
 use super::skim::{members, Walk, RAW_STR_TOKEN};
+use super::tally::{JsonLen, Parts, StrLen, Type};
+use crate::content::{js_len, Tally};
 use crate::finding::{Code, Finding};
 use crate::model::{Blocks, Id, Text, ToolCall, ToolResult, Usage};
 
@@ -409,6 +411,10 @@ pub struct Content<'a> {
     /// a line of many distinct unknown types is then not searched type by type (100,000 in
     /// one message took 11 s).
     unknown_seen: Option<Box<super::FastSet<Cow<'a, str>>>>,
+    /// The content counted as a context estimate counts it ([`super::tally`]), as the walk
+    /// passed it ([`Walk::measures`]); `None` when it was not measured, and where the count
+    /// needs the blocks whole.
+    pub tally: Option<Tally>,
 }
 
 /// How many distinct unknown block types a message's list holds before a set keeps them.
@@ -512,22 +518,47 @@ impl<'a> Content<'a> {
 
     /// The content at `w`, walked by hand: what [`Content`]'s `Deserialize` reads there from
     /// the skimmer, or `None` (the line is then read by serde). A block that is an object is
-    /// walked member by member; any other value goes through serde.
+    /// walked member by member; any other value goes through serde. A walk that
+    /// [measures](Walk::measures) counts the content as it passes ([`Content::tally`]).
     pub fn walk(w: &mut Walk<'a>) -> Option<Content<'a>> {
-        if w.peek()? != b'[' {
-            return w.value();
+        let measure = w.measures();
+        match w.peek()? {
+            b'[' => {}
+            // A text is one block, its units counted as the skimmer scans it.
+            b'"' if measure => {
+                let units = w.value::<StrLen>()?.0.unwrap_or_default();
+                let mut c = Content { tally: Some(Tally { other: units, ..Tally::default() }), ..Content::default() };
+                c.blocks.text = 1;
+                return Some(c);
+            }
+            b'n' if measure => {
+                let c: Content = w.value()?;
+                return Some(Content { tally: Some(Tally::default()), ..c });
+            }
+            _ => return w.value(),
         }
         w.array()?;
         let mut c = Content::default();
+        let mut tally = measure.then(Tally::default);
         let mut first = true;
         while w.element(first)? {
             first = false;
             let block = match w.peek()? {
+                b'{' if measure => {
+                    let (block, counted) = RawBlock::walk_measured(w)?;
+                    tally = tally.zip(counted).map(|(t, b)| t.and(b));
+                    Block::Object(block)
+                }
                 b'{' => Block::Object(RawBlock::walk(w)?),
-                _ => w.value()?,
+                // Counted only as an object.
+                _ => {
+                    tally = None;
+                    w.value()?
+                }
             };
             c.add(block);
         }
+        c.tally = tally;
         Some(c)
     }
 
@@ -650,6 +681,80 @@ impl<'a> RawBlock<'a> {
             "is_error" => b.is_error = w.value()?,
         });
         Some(b)
+    }
+
+    /// [`RawBlock::walk`], and the block counted as [`super::tally`] counts it, its members
+    /// measured as they pass ([`Parts`]); `None` for the count where it needs the block
+    /// whole.
+    fn walk_measured(w: &mut Walk<'a>) -> Option<(RawBlock<'a>, Option<Tally>)> {
+        w.object()?;
+        let mut b = RawBlock::default();
+        let mut p = Parts::default();
+        let mut whole = false;
+        members!(w, {
+            "type" => b.ty = Str::walk(w)?,
+            "id" => b.id = Str::walk(w)?,
+            "name" => b.name = Str::walk(w)?,
+            "tool_use_id" => b.tool_use_id = Str::walk(w)?,
+            "is_error" => b.is_error = w.value()?,
+            "text" => p.text = w.value::<StrLen>()?.0,
+            "thinking" => p.thinking = w.value::<StrLen>()?.0,
+            "summary" => p.summary = w.value::<StrLen>()?.0,
+            "data" => p.data = w.value::<StrLen>()?.0,
+            "url" => p.url = w.value::<StrLen>()?.0,
+            "source" => p.source = Some(w.value()?),
+            "arguments" => p.arguments = Some(w.value::<JsonLen>()?.0),
+            "input" => p.input = Some(w.value::<JsonLen>()?.0),
+            "block" => p.block = Some(w.value::<JsonLen>()?.0),
+            "content" => match list_tally(w)? {
+                Some(t) => p.content = t,
+                None => whole = true,
+            },
+        });
+        // The type and the name, strings or absent once walked, are read from the block.
+        p.ty = b.ty.as_ref().map_or(Type::Unknown, |t| Type::of(&t.0));
+        p.name = b.name.as_ref().map(|n| js_len(&n.0));
+        let counted = if whole { None } else { p.tally().ok() };
+        Some((b, counted))
+    }
+}
+
+/// A block's `content` (a tool result's) counted as a list of blocks, as it passes
+/// ([`super::tally::ListTally`]): `Some(None)` for null, `None` inside where the count needs
+/// the blocks whole; `None` where the walk declines the value.
+fn list_tally(w: &mut Walk<'_>) -> Option<Option<Option<Tally>>> {
+    match w.peek()? {
+        b'[' => {
+            w.array()?;
+            let mut tally = Some(Tally::default());
+            let mut first = true;
+            while w.element(first)? {
+                first = false;
+                let counted = match w.peek()? {
+                    b'{' => RawBlock::walk_measured(w)?.1,
+                    // Counted only as an object.
+                    _ => {
+                        w.skip()?;
+                        None
+                    }
+                };
+                tally = tally.zip(counted).map(|(t, b)| t.and(b));
+            }
+            Some(tally.map(Some))
+        }
+        b'"' => {
+            let units = w.value::<StrLen>()?.0.unwrap_or_default();
+            Some(Some(Some(Tally { other: units, ..Tally::default() })))
+        }
+        b'n' => {
+            w.skip()?;
+            Some(Some(None))
+        }
+        // Neither a text, a list nor null.
+        _ => {
+            w.skip()?;
+            Some(None)
+        }
     }
 }
 

@@ -90,21 +90,40 @@ pub enum Detail {
     /// its message (`tree --json`). A message whose role is not one of [`ROLE_NAMES`] is
     /// kept whole, for its name.
     Roles,
+    /// [`Detail::Full`], and each message's content counted as a context estimate counts
+    /// it, as the walk of its line passes ([`Message::counted`]), in a format that counts
+    /// ([`Decoder::tally`]) and reads each line on its own (no [`Decoder::fold`]): the
+    /// estimate of `stats` then reads no line a second time. Once a compaction is met
+    /// anywhere in the file, the lines decoded after it are not counted: the estimate reads
+    /// only what the last compaction keeps, few of the messages of a file that compacts, and
+    /// counts a message that was not counted from its line ([`crate::session::Session::tally`]).
+    Tallied,
 }
 
 impl Detail {
     /// Whether a load asked for `self` keeps the messages it decodes (those of unknown roles
     /// aside).
     pub fn keeps_messages(self) -> bool {
-        self == Detail::Full
+        matches!(self, Detail::Full | Detail::Tallied)
+    }
+
+    /// How a line is read for a load asked for `self` (until a compaction is met): the walk
+    /// counts the content of messages only for [`Detail::Tallied`].
+    fn effort(self) -> Effort {
+        match self {
+            Detail::Tallied => Effort::Measure,
+            _ => Effort::Skim,
+        }
     }
 
     /// What a load asked for `self` keeps of a `format` file: [`Detail::Shown`] is one of the
-    /// others.
+    /// others, and [`Detail::Tallied`] is [`Detail::Full`] where the format does not count.
     pub fn kept_in(self, format: Format) -> Detail {
+        let dec = decoder(format);
         match self {
-            Detail::Shown if decoder(format).line_messages => Detail::Index,
+            Detail::Shown if dec.line_messages => Detail::Index,
             Detail::Shown => Detail::Full,
+            Detail::Tallied if dec.tally.is_none() || dec.fold.is_some() => Detail::Full,
             d => d,
         }
     }
@@ -127,11 +146,15 @@ pub enum Uses {
 }
 
 /// Which parser [`parse`] uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Effort {
     /// The skimmer: whatever it declines is [`Fail::Declined`], for the caller to retry
     /// with `Full` after its own preparation (lone-surrogate repair).
+    #[default]
     Skim,
+    /// [`Effort::Skim`], the walk of a line counting the content of its message as it
+    /// passes ([`Detail::Tallied`]).
+    Measure,
     /// serde_json, which has the last word on what is valid: for a line the skimmer
     /// declined, so the skimmer does not read it twice.
     Full,
@@ -384,6 +407,7 @@ pub fn decode(source: &Source, forced: Option<Format>, detail: Detail, uses: Use
     } else {
         source.chunks(threads * CHUNKS_PER_THREAD)
     };
+    let folded = std::sync::atomic::AtomicBool::new(false);
     let decode_chunk = |chunk: Range<usize>| {
         // Room for an entry and a tool use per KiB (lines average a few KiB), so the
         // vectors rarely grow; capacity never written costs address space, not memory.
@@ -391,6 +415,7 @@ pub fn decode(source: &Source, forced: Option<Format>, detail: Detail, uses: Use
         let mut part = Part {
             bytes: chunk.len(),
             detail: part_detail,
+            effort: part_detail.effort(),
             // A pass may read the uses even when the load does not keep them.
             pack: !dec.rekeyed && (uses != Uses::Unlisted || dec.fold.is_some()),
             link: dec.fold.is_none(),
@@ -401,6 +426,15 @@ pub fn decode(source: &Source, forced: Option<Format>, detail: Detail, uses: Use
         };
         for line in source.lines_in(chunk, 1) {
             part.add_line(source.bytes(), &line, &dec);
+            if part.effort == Effort::Measure {
+                // A compaction met by any part: the parts stop counting ([`Detail::Tallied`]).
+                if part.folds {
+                    folded.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+                if folded.load(std::sync::atomic::Ordering::Relaxed) {
+                    part.effort = Effort::Skim;
+                }
+            }
         }
         part
     };
@@ -463,7 +497,7 @@ fn fold<'a>(
         // Hundreds of thousands of frees: on every worker.
         Detail::Index => d.entries.par_iter_mut().for_each(|e| e.message = None),
         Detail::Roles => d.roles = d.entries.par_iter_mut().map(take_role).collect(),
-        Detail::Full | Detail::Shown => {}
+        Detail::Full | Detail::Shown | Detail::Tallied => {}
     }
     d.findings.sort_by_key(|f| (f.line.unwrap_or(0), f.code));
     d
@@ -502,6 +536,10 @@ struct Part<'a> {
     /// The chunk's size in bytes.
     bytes: usize,
     detail: Detail,
+    /// How its lines are read ([`Detail::effort`]).
+    effort: Effort,
+    /// Whether it met a compaction (an entry, or a crab observation).
+    folds: bool,
     /// Whether each entry's tool uses are listed ([`Decoder::rekeyed`]).
     pack: bool,
     /// Whether an entry's parent is linked to the entry before it as it is added (in a
@@ -594,7 +632,7 @@ impl<'a> Part<'a> {
             ));
             return;
         };
-        let (text, result) = decode_line(text, line, dec, &mut self.findings);
+        let (text, result) = decode_line(text, line, dec, self.effort, &mut self.findings);
         match result {
             Ok((record, notes)) => {
                 self.findings.extend(notes);
@@ -628,16 +666,20 @@ impl<'a> Part<'a> {
                 if let Some(before) = self.entries.last().filter(|_| self.link) {
                     e.link_parent(before);
                 }
+                self.folds |= e.kind == Kind::Compaction;
                 // Decoded and checked, then let go at once: the allocator hands the same
                 // memory to the next line instead of fresh pages.
                 match self.detail {
                     Detail::Index => e.message = None,
                     Detail::Roles => self.roles.push(take_role(&mut e)),
-                    Detail::Full | Detail::Shown => {}
+                    Detail::Full | Detail::Shown | Detail::Tallied => {}
                 }
                 self.entries.push(e);
             }
-            Record::Observation(o) => self.observations.push(*o),
+            Record::Observation(o) => {
+                self.folds |= o.tag == "compaction";
+                self.observations.push(*o);
+            }
             Record::Other => self.others += 1,
         }
     }
@@ -650,22 +692,23 @@ impl<'a> Part<'a> {
 pub fn read_back<'a>(text: &'a str, e: &Entry<'a>, format: Format) -> Option<Box<Message<'a>>> {
     let dec = decoder(format);
     let line = Line { number: e.line, span: e.span.clone(), terminated: true };
-    match decode_line(text, &line, &dec, &mut Vec::new()).1 {
+    match decode_line(text, &line, &dec, Effort::Skim, &mut Vec::new()).1 {
         Ok((Record::Entry(read), _)) => read.message,
         _ => None,
     }
 }
 
-/// One line decoded: nearly every line is taken by the skimmer in one pass; the rest
-/// (control bytes, lone surrogates, anything invalid) take the careful path. Returns the text
-/// the result borrows from.
+/// One line decoded: nearly every line is taken by the skimmer in one pass (`skim`, one of
+/// its efforts); the rest (control bytes, lone surrogates, anything invalid) take the careful
+/// path. Returns the text the result borrows from.
 fn decode_line<'a>(
     text: &'a str,
     line: &Line,
     dec: &Decoder,
+    skim: Effort,
     findings: &mut Vec<Finding>,
 ) -> (&'a str, LineResult<'a>) {
-    match (dec.decode)(text, line, Effort::Skim) {
+    match (dec.decode)(text, line, skim) {
         Err(Fail::Declined) => careful(text, line, dec, findings),
         r => (text, r),
     }
@@ -773,7 +816,7 @@ fn classify(b: &[u8], line: u32, err: &serde_json::Error, dec: &Decoder) -> Find
 /// the skimmer declined (a line with control bytes, anything it rejects). serde_json has the
 /// last word, so a line the skimmer cannot handle is never called damaged because of it.
 pub fn parse<'a, T: serde::Deserialize<'a>>(text: &'a str, effort: Effort) -> std::result::Result<T, Fail> {
-    if effort == Effort::Skim {
+    if effort != Effort::Full {
         return skim::from_str(text).map_err(|e| match e {
             skim::Error::TooDeep(col) => Fail::TooDeep(col),
             skim::Error::Declined => Fail::Declined,
@@ -795,7 +838,7 @@ pub fn read_into<'a, T: serde::Deserialize<'a>>(
     raw: &mut T,
     walk: impl FnOnce(&mut skim::Walk<'a>, &mut T) -> Option<()>,
 ) -> std::result::Result<(), Fail> {
-    if effort == Effort::Skim && skim::Walk::line(text, |w| walk(w, raw)).is_some() {
+    if effort != Effort::Full && skim::Walk::line_with(text, effort == Effort::Measure, |w| walk(w, raw)).is_some() {
         return Ok(());
     }
     *raw = parse(text, effort)?;
@@ -1499,6 +1542,50 @@ false
             assert_eq!(d.checked.line(bytes, sp.clone()), std::str::from_utf8(&bytes[sp.clone()]).ok(), "{sp:?}");
         }
         assert_eq!(d.checked.line(bytes, spans[25_000].clone()), None);
+    }
+
+    /// A load that counts messages as it reads them ([`Detail::Tallied`]) counts them until a
+    /// compaction is met (an arcturn entry, a crab observation), and no further: those after
+    /// it are counted from their lines when asked. Formats that do not count, or that count
+    /// after a pass, count nothing at load.
+    #[test]
+    fn a_tallied_load_counts_messages_until_a_compaction() {
+        let at = r#""timestamp":"2026-11-02T09:16:20.530Z""#;
+        let message = |i: usize| {
+            format!(
+                r#"{{"kind":"message","id":"e{i}","parentId":{},{at},"message":{{"role":"user","content":[{{"type":"text","text":"café {i}"}}]}}}}"#,
+                if i == 0 { "null".to_string() } else { format!("\"e{}\"", i - 1) }
+            )
+        };
+        let compaction = format!(r#"{{"kind":"compaction","id":"e2","parentId":"e1",{at},"summary":"s"}}"#);
+        let arcturn = [
+            format!(r#"{{"kind":"session","version":1,"id":"s",{at}}}"#),
+            message(0),
+            message(1),
+            compaction,
+            message(3),
+        ];
+        let crab = [
+            r#"{"kind":"meta","format_version":2,"created":"1793784600412ms"}"#.to_string(),
+            r#"{"kind":"message","id":1,"parent_id":null,"message":{"role":"user","content":"one"}}"#.to_string(),
+            r#"{"kind":"obs","run_id":"r1","ts":1793784600500,"obs":"compaction","strategy":"summarize"}"#.to_string(),
+            r#"{"kind":"message","id":2,"parent_id":1,"message":{"role":"assistant","content":"two"}}"#.to_string(),
+        ];
+        for (format, lines, counted) in [
+            (Format::Arcturn, &arcturn[..], vec![true, true, false, false]),
+            (Format::Crab, &crab[..], vec![true, false]),
+        ] {
+            let source = Source::from_bytes("t.jsonl", lines.join("\n").into_bytes()).unwrap();
+            let d = decode(&source, Some(format), Detail::Tallied, Uses::Unlisted).unwrap();
+            let got: Vec<bool> =
+                d.entries.iter().map(|e| e.message.as_ref().is_some_and(|m| m.counted.is_some())).collect();
+            assert_eq!(got, counted, "{format}");
+            let full = decode(&source, Some(format), Detail::Full, Uses::Unlisted).unwrap();
+            assert!(full.entries.iter().all(|e| e.message.as_ref().is_none_or(|m| m.counted.is_none())), "{format}");
+        }
+        assert_eq!(Detail::Tallied.kept_in(Format::Claude), Detail::Full);
+        assert_eq!(Detail::Tallied.kept_in(Format::Pi), Detail::Full);
+        assert_eq!(Detail::Tallied.kept_in(Format::Codex), Detail::Full);
     }
 
     /// A load that keeps only the roles ([`Detail::Roles`]) has each entry's role where a

@@ -1539,18 +1539,28 @@ impl Others {
 /// may decline more lines than the serde path, never accept one it would refuse.
 pub struct Walk<'de> {
     s: Skim<'de>,
+    /// Whether the walk counts each message's content as it passes, for a load that keeps
+    /// the count ([`super::Detail::Tallied`]).
+    measure: bool,
 }
 
 impl<'de> Walk<'de> {
     pub fn new(text: &'de str) -> Walk<'de> {
-        Walk { s: Skim::new(text, None) }
+        Walk { s: Skim::new(text, None), measure: false }
     }
 
     /// Walk the line `text`, an object whose members `members` reads (the object open):
     /// `None` unless it took the whole line, nothing but whitespace after.
     #[inline(always)]
     pub fn line(text: &'de str, members: impl FnOnce(&mut Walk<'de>) -> Option<()>) -> Option<()> {
-        let mut w = Walk::new(text);
+        Walk::line_with(text, false, members)
+    }
+
+    /// [`Walk::line`], counting each message's content as it passes when `measure`
+    /// ([`Walk::measures`]).
+    #[inline(always)]
+    pub fn line_with(text: &'de str, measure: bool, members: impl FnOnce(&mut Walk<'de>) -> Option<()>) -> Option<()> {
+        let mut w = Walk { s: Skim::new(text, None), measure };
         w.object()?;
         members(&mut w)?;
         w.s.ws();
@@ -1565,6 +1575,11 @@ impl<'de> Walk<'de> {
             b'{' => walk(self).map(Some),
             _ => self.value(),
         }
+    }
+
+    /// Whether the walk counts message content as it passes ([`Walk::line_with`]).
+    pub fn measures(&self) -> bool {
+        self.measure
     }
 
     /// The first byte of the next value (whitespace skipped).

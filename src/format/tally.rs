@@ -87,9 +87,7 @@ impl<'de> Visitor<'de> for ListVisitor {
     fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<ListTally, A::Error> {
         let mut t = Tally::default();
         while let Some(BlockTally(b)) = a.next_element()? {
-            t.thinking += b.thinking;
-            t.has_thinking |= b.has_thinking;
-            t.other += b.other;
+            t = t.and(b);
         }
         Ok(ListTally(t))
     }
@@ -217,51 +215,78 @@ impl<'de> Visitor<'de> for BlockVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<BlockTally, A::Error> {
-        let mut ty = None;
-        let (mut text, mut thinking, mut name, mut summary) = (None, None, None, None);
-        let (mut data, mut url, mut source) = (None, None, None);
-        let (mut arguments, mut input, mut block) = (None, None, None);
-        let mut content: Option<ListTally> = None;
+        let mut p = Parts::default();
         while let Some(k) = a.next_key::<Member>()? {
             match k {
-                Member::Type => ty = Some(a.next_value::<Type>()?),
-                Member::Text => text = a.next_value::<StrLen>()?.0,
-                Member::Thinking => thinking = a.next_value::<StrLen>()?.0,
-                Member::Name => name = a.next_value::<StrLen>()?.0,
-                Member::Summary => summary = a.next_value::<StrLen>()?.0,
-                Member::Data => data = a.next_value::<StrLen>()?.0,
-                Member::Url => url = a.next_value::<StrLen>()?.0,
-                Member::Source => source = Some(a.next_value::<SourceProbe>()?),
-                Member::Arguments => arguments = Some(a.next_value::<JsonLen>()?.0),
-                Member::Input => input = Some(a.next_value::<JsonLen>()?.0),
-                Member::Block => block = Some(a.next_value::<JsonLen>()?.0),
-                Member::Content => content = a.next_value::<Option<ListTally>>()?,
+                Member::Type => p.ty = a.next_value::<Type>()?,
+                Member::Text => p.text = a.next_value::<StrLen>()?.0,
+                Member::Thinking => p.thinking = a.next_value::<StrLen>()?.0,
+                Member::Name => p.name = a.next_value::<StrLen>()?.0,
+                Member::Summary => p.summary = a.next_value::<StrLen>()?.0,
+                Member::Data => p.data = a.next_value::<StrLen>()?.0,
+                Member::Url => p.url = a.next_value::<StrLen>()?.0,
+                Member::Source => p.source = Some(a.next_value::<SourceProbe>()?),
+                Member::Arguments => p.arguments = Some(a.next_value::<JsonLen>()?.0),
+                Member::Input => p.input = Some(a.next_value::<JsonLen>()?.0),
+                Member::Block => p.block = Some(a.next_value::<JsonLen>()?.0),
+                Member::Content => p.content = a.next_value::<Option<ListTally>>()?.map(|c| c.0),
                 Member::Message | Member::Role | Member::Other => {
                     a.next_value::<IgnoredAny>()?;
                 }
             }
         }
+        p.tally().map(BlockTally).map_err(de::Error::custom)
+    }
+}
+
+/// What the count of one block reads of its members, each measured as it passes: by
+/// [`BlockVisitor`] from a line, and by the load's walk as it decodes the block
+/// (`super::de::Content::walk`, [`super::Detail::Tallied`]). A string member that is no
+/// string is absent (`None`), as the decode reads it.
+#[derive(Default)]
+pub(super) struct Parts {
+    pub ty: Type,
+    pub text: Option<u64>,
+    pub thinking: Option<u64>,
+    pub name: Option<u64>,
+    pub summary: Option<u64>,
+    pub data: Option<u64>,
+    pub url: Option<u64>,
+    pub source: Option<SourceProbe>,
+    /// The units of `arguments`, `input` and `block` written back as compact JSON
+    /// ([`JsonLen`]); `None` when absent.
+    pub arguments: Option<u64>,
+    pub input: Option<u64>,
+    pub block: Option<u64>,
+    /// The list `content` holds (a tool result's), counted; `None` when absent or null.
+    pub content: Option<Tally>,
+}
+
+impl Parts {
+    /// The block counted as [`blocks::block`] decodes it and a context estimate counts it,
+    /// or why it has to be decoded whole to be counted.
+    pub fn tally(self) -> Result<Tally, &'static str> {
         // An absent member is decoded as null.
         let json_len = |v: Option<u64>| v.unwrap_or(NULL_LEN);
-        let other = |n: u64| Ok(BlockTally(Tally { other: n, ..Tally::default() }));
-        match ty.unwrap_or(Type::Unknown) {
-            Type::Text => other(text.unwrap_or(0)),
-            Type::Thinking => Ok(BlockTally(Tally { thinking: thinking.unwrap_or(0), has_thinking: true, other: 0 })),
-            Type::RedactedThinking => Ok(BlockTally(Tally { has_thinking: true, ..Tally::default() })),
-            Type::ToolCall => other(name.unwrap_or(0) + json_len(arguments)),
-            Type::ToolUse => other(name.unwrap_or(0) + json_len(input)),
-            Type::ToolResult => other(content.map_or(0, |c| c.0.nested())),
+        let other = |n: u64| Ok(Tally { other: n, ..Tally::default() });
+        match self.ty {
+            Type::Text => other(self.text.unwrap_or(0)),
+            Type::Thinking => Ok(Tally { thinking: self.thinking.unwrap_or(0), has_thinking: true, other: 0 }),
+            Type::RedactedThinking => Ok(Tally { has_thinking: true, ..Tally::default() }),
+            Type::ToolCall => other(self.name.unwrap_or(0) + json_len(self.arguments)),
+            Type::ToolUse => other(self.name.unwrap_or(0) + json_len(self.input)),
+            Type::ToolResult => other(self.content.map_or(0, Tally::nested)),
             Type::Image => {
-                let source = source.unwrap_or_default();
-                if data.is_some() || source.data || source.url || url.is_some() {
+                let source = self.source.unwrap_or_default();
+                if self.data.is_some() || source.data || source.url || self.url.is_some() {
                     other(IMAGE_CHARS)
                 } else {
-                    Err(de::Error::custom("an image with no data or URL is counted whole"))
+                    Err("an image with no data or URL is counted whole")
                 }
             }
-            Type::Compaction => other(summary.unwrap_or(0)),
-            Type::ServerTool => other(json_len(block)),
-            Type::ToolResultRole | Type::Unknown => Err(de::Error::custom("a block of unknown type is counted whole")),
+            Type::Compaction => other(self.summary.unwrap_or(0)),
+            Type::ServerTool => other(json_len(self.block)),
+            Type::ToolResultRole | Type::Unknown => Err("a block of unknown type is counted whole"),
         }
     }
 }
@@ -433,8 +458,8 @@ impl<'de> Deserialize<'de> for Member {
 }
 
 /// A block's `type`, as [`blocks::block`] tells them apart (a type that is no string is unknown).
-#[derive(PartialEq)]
-enum Type {
+#[derive(PartialEq, Default)]
+pub(super) enum Type {
     Text,
     Thinking,
     RedactedThinking,
@@ -446,7 +471,27 @@ enum Type {
     ServerTool,
     /// Not a block type: the role of an arcturn tool result message.
     ToolResultRole,
+    #[default]
     Unknown,
+}
+
+impl Type {
+    /// The type a string names.
+    pub fn of(t: &str) -> Type {
+        match t {
+            "text" => Type::Text,
+            "thinking" => Type::Thinking,
+            "redacted_thinking" => Type::RedactedThinking,
+            "toolCall" => Type::ToolCall,
+            "tool_use" => Type::ToolUse,
+            "tool_result" => Type::ToolResult,
+            "image" => Type::Image,
+            "compaction" => Type::Compaction,
+            "serverTool" => Type::ServerTool,
+            "toolResult" => Type::ToolResultRole,
+            _ => Type::Unknown,
+        }
+    }
 }
 
 impl<'de> Deserialize<'de> for Type {
@@ -458,19 +503,7 @@ impl<'de> Deserialize<'de> for Type {
                 f.write_str("a block type")
             }
             fn visit_str<E: de::Error>(self, t: &str) -> Result<Type, E> {
-                Ok(match t {
-                    "text" => Type::Text,
-                    "thinking" => Type::Thinking,
-                    "redacted_thinking" => Type::RedactedThinking,
-                    "toolCall" => Type::ToolCall,
-                    "tool_use" => Type::ToolUse,
-                    "tool_result" => Type::ToolResult,
-                    "image" => Type::Image,
-                    "compaction" => Type::Compaction,
-                    "serverTool" => Type::ServerTool,
-                    "toolResult" => Type::ToolResultRole,
-                    _ => Type::Unknown,
-                })
+                Ok(Type::of(t))
             }
             fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Type, A::Error> {
                 while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
@@ -484,7 +517,7 @@ impl<'de> Deserialize<'de> for Type {
 
 /// The characters of a string member ([`js_len`]); `None` when the member is no string,
 /// which the decode reads as absent.
-struct StrLen(Option<u64>);
+pub(super) struct StrLen(pub Option<u64>);
 
 impl<'de> Deserialize<'de> for StrLen {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -535,7 +568,7 @@ impl Visitor<'_> for Units {
 
 /// Whether an image's `source` holds data or a URL as text ([`blocks::block`]).
 #[derive(Default)]
-struct SourceProbe {
+pub(super) struct SourceProbe {
     data: bool,
     url: bool,
 }
