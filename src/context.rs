@@ -31,7 +31,7 @@ use serde_json::Value;
 use crate::content::{self, Block, Image, Tally, IMAGE_CHARS};
 use crate::error::Result;
 use crate::format::{FastMap as HashMap, FastSet as HashSet};
-use crate::model::{Kind, Message, OwnedId};
+use crate::model::{Kind, Message, OwnedId, Text};
 use crate::session::Session;
 use crate::tree::Ix;
 
@@ -241,8 +241,9 @@ struct Walk<'s> {
     /// The messages pushed, in order, less those let go: some folded away ([`Walk::alive`])
     /// until the next tidy.
     list: Vec<Sent>,
-    /// The last compaction's summary, sent before every message of the list.
-    summary: Option<Sent>,
+    /// The last compaction's summary, sent before every message of the list, and its text,
+    /// decoded only then: a later compaction replaces it, unread.
+    summary: Option<(Sent, Option<&'s Text<'s>>)>,
     /// Whether each message pushed (by its `seq`) is still in the context.
     alive: Vec<bool>,
     /// Folded messages still in `list`.
@@ -331,7 +332,7 @@ impl<'s> Walk<'s> {
     /// Fold every message whose order is below `keep_from` (all of them when `None`) and
     /// the earlier summary into one synthetic summary placed first; with
     /// `strip_tail_thinking`, withhold the thinking of the messages kept.
-    fn fold(&mut self, summary: Sent, keep_from: Option<usize>, strip_tail_thinking: bool) {
+    fn fold(&mut self, summary: (Sent, Option<&'s Text<'s>>), keep_from: Option<usize>, strip_tail_thinking: bool) {
         let keep_from = keep_from.unwrap_or(usize::MAX);
         while let Some(&(order, seq)) = self.in_order.front() {
             if order >= keep_from {
@@ -437,7 +438,11 @@ impl<'s> Walk<'s> {
                 withhold(m);
             }
         }
-        self.summary.take().into_iter().chain(list).collect()
+        let summary = self.summary.take().map(|(mut m, text)| {
+            m.blocks = vec![Block::Text(text.map(Text::decode).unwrap_or_default())];
+            m
+        });
+        summary.into_iter().chain(list).collect()
     }
 
     fn finish(mut self, s: &Session<'_>, leaf: Ix) -> Context {
@@ -579,8 +584,14 @@ fn chars(b: &Block) -> u64 {
     }
 }
 
-fn summary_message(id: Option<OwnedId>, obs_line: Option<u32>, line: u32, text: String) -> Sent {
-    Sent {
+/// A compaction's summary as a message, with `text` (its blocks, decoded when it is sent).
+fn summary_message<'s>(
+    id: Option<OwnedId>,
+    obs_line: Option<u32>,
+    line: u32,
+    text: Option<&'s Text<'s>>,
+) -> (Sent, Option<&'s Text<'s>>) {
+    let message = Sent {
         entry_id: id,
         obs_line,
         line,
@@ -590,13 +601,14 @@ fn summary_message(id: Option<OwnedId>, obs_line: Option<u32>, line: u32, text: 
         thinking_withheld: false,
         chars: 0,
         tokens: 0,
-        blocks: vec![Block::Text(text)],
+        blocks: Vec::new(),
         tally: None,
         ix: None,
         refusal: false,
         seq: usize::MAX,
         assistant: false,
-    }
+    };
+    (message, text)
 }
 
 fn raw_value(r: &serde_json::value::RawValue) -> Value {
@@ -723,9 +735,9 @@ fn arcturn<'s>(s: &'s Session<'_>, leaf: Ix, w: &mut Walk<'s>, skip: Skip, mode:
         match e.kind {
             Kind::Message => w.push_message(s, ix, p, blocks)?,
             Kind::Compaction => {
+                let text = e.compaction().and_then(|c| c.summary.as_ref());
                 let c = e.compaction().cloned().unwrap_or_default();
                 let keep_from = keep_from(s, &c, &path, p);
-                let text = c.summary.as_ref().map(|t| t.decode()).unwrap_or_default();
                 w.compactions.push(Applied {
                     entry_id: Some(e.id.to_owned_id()),
                     line: e.line,
@@ -788,9 +800,8 @@ fn crab<'s>(s: &'s Session<'_>, leaf: Ix, w: &mut Walk<'s>, mode: Mode) -> Resul
                     let up_to =
                         o.up_to_id.as_ref().and_then(|t| s.tree.get(&s.entries, t)).filter(|j| on_path.contains(j));
                     target_on_path = up_to.is_some();
-                    let summary = o.summary.as_ref().map(|t| t.decode()).unwrap_or_default();
                     let keep_from = up_to.map(|j| s.entry(j).line as usize + 1);
-                    w.fold(summary_message(None, Some(o.line), o.line, summary), keep_from, false);
+                    w.fold(summary_message(None, Some(o.line), o.line, o.summary.as_ref()), keep_from, false);
                 }
                 _ => continue,
             }
