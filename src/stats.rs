@@ -172,15 +172,18 @@ impl Tokens {
     /// added in place (this runs for every call, in every row it belongs to), with the sums
     /// [`Tokens::merge`] makes.
     pub fn call(&mut self, call: Option<&Call<'_>>) {
-        self.add_call(call.map(Addend::of).as_ref());
+        self.count_call(call.map(Addend::of).as_ref());
+        self.settle();
     }
 
-    /// [`Tokens::call`] with the call's addends already worked out: a call is added to
-    /// several rows (the file, its model, its day and period, each of its tools).
-    fn add_call(&mut self, a: Option<&Addend<'_>>) {
+    /// [`Tokens::call`] with the call's addends already worked out (a call is added to
+    /// several rows: the file, its model, its day and period, each of its tools), without
+    /// working out the derived fields: for the rows of [`Acc`], which take every call of a
+    /// file and are settled once they have them all ([`Acc::settle`]).
+    fn count_call(&mut self, a: Option<&Addend<'_>>) {
         match a {
             None => self.calls = self.calls.saturating_add(1),
-            Some(a) => self.add(a.counts, a.over, a.costs, (u64::from(a.unpriced.is_some()), a.unpriced)),
+            Some(a) => self.sum(a.counts, a.over, a.costs, (u64::from(a.unpriced.is_some()), a.unpriced)),
         }
     }
 
@@ -204,13 +207,15 @@ impl Tokens {
     pub fn merge(&mut self, o: &Tokens) {
         let counts = [o.calls, o.input, o.output, o.cache_read, o.cache_write, o.total];
         let models = o.unpriced_models.iter().map(String::as_str);
-        self.add(counts, o.usage_overflow, (o.recorded_cost, o.estimated_cost), (o.unpriced_calls, models));
+        self.sum(counts, o.usage_overflow, (o.recorded_cost, o.estimated_cost), (o.unpriced_calls, models));
+        self.settle();
     }
 
     /// Add calls, the four token counts and their total (`counts`, saturating), the
-    /// recorded and estimated costs, and the calls of unknown cost with their models; then
-    /// settle the derived fields. `over`: the added parts were held at their maximum.
-    fn add<'m>(
+    /// recorded and estimated costs, and the calls of unknown cost with their models (the
+    /// derived fields are left for [`Tokens::settle`]). `over`: the added parts were held at
+    /// their maximum.
+    fn sum<'m>(
         &mut self,
         counts: [u64; 6],
         over: bool,
@@ -246,7 +251,6 @@ impl Tokens {
             }
         }
         self.usage_overflow = over | o1 | o2;
-        self.settle();
     }
 }
 
@@ -634,12 +638,21 @@ impl<'o> Acc<'o> {
     ) {
         let call = call.map(Addend::of);
         let call = call.as_ref();
-        usage.add_call(call);
+        usage.count_call(call);
         self.model(provider, model, call);
         self.day(ms, call);
         for t in tools {
-            self.tool(t).usage.add_call(call);
+            self.tool(t).usage.count_call(call);
         }
+    }
+
+    /// Work out the derived fields of every row, once it has all its calls
+    /// ([`Tokens::count_call`]).
+    fn settle(&mut self) {
+        self.models.iter_mut().for_each(|m| m.usage.settle());
+        self.days.values_mut().for_each(|d| d.usage.settle());
+        self.periods.values_mut().for_each(Tokens::settle);
+        self.tools.iter_mut().for_each(|t| t.usage.settle());
     }
 
     fn model(&mut self, provider: Option<&str>, model: Option<&str>, usage: Option<&Addend<'_>>) {
@@ -671,7 +684,7 @@ impl<'o> Acc<'o> {
         self.last_model = pos;
         let row = &mut self.models[pos];
         row.calls += 1;
-        row.usage.add_call(usage);
+        row.usage.count_call(usage);
     }
 
     fn day(&mut self, ms: Option<i64>, usage: Option<&Addend<'_>>) {
@@ -684,11 +697,11 @@ impl<'o> Acc<'o> {
             }
         };
         row.calls += 1;
-        row.usage.add_call(usage);
+        row.usage.count_call(usage);
         let key = self.period_keys.key(ms, tz);
         match self.periods.get_mut(key) {
-            Some(t) => t.add_call(usage),
-            None => self.periods.entry(key.clone()).or_default().add_call(usage),
+            Some(t) => t.count_call(usage),
+            None => self.periods.entry(key.clone()).or_default().count_call(usage),
         }
     }
 
@@ -816,6 +829,9 @@ impl SessionStats {
         }
         run_ids.sort_unstable();
         run_ids.dedup();
+        // Every call is counted: the rows' derived fields are worked out once.
+        usage.settle();
+        acc.settle();
         let leaves = s.tree.leaves().count() as u64;
         let branch = branch(s, &usage, leaves, opts);
         let mut st = SessionStats {
@@ -1102,6 +1118,35 @@ impl Total {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Every row of the statistics of every bundled and real session (the file, the branch,
+    /// each model, day, period and tool) has its derived fields worked out, though its calls
+    /// were counted without them ([`Tokens::count_call`]): settling it again changes nothing.
+    #[test]
+    fn every_row_is_settled() {
+        let opts = Options::default();
+        let (mut rows, mut priced) = (0, 0);
+        for p in crate::test_corpus::session_files() {
+            let Ok(src) = crate::source::Source::from_bytes("t", std::fs::read(&p).unwrap()) else { continue };
+            let Ok(s) = Session::load(&src, None) else { continue };
+            let st = SessionStats::of(&s, &opts);
+            let all = [&st.usage]
+                .into_iter()
+                .chain(st.branch.usage.as_ref())
+                .chain(st.by_model.iter().map(|m| &m.usage))
+                .chain(st.by_day.iter().map(|d| &d.usage))
+                .chain(st.periods.values())
+                .chain(st.tool_calls.iter().map(|t| &t.usage));
+            for t in all {
+                let mut again = t.clone();
+                again.settle();
+                assert_eq!(&again, t, "{}", p.display());
+                rows += 1;
+                priced += usize::from(t.cost.is_some());
+            }
+        }
+        assert!(rows > 300 && priced > 200, "{rows} rows, {priced} with a cost");
+    }
 
     #[test]
     fn message_chars_counts_what_is_sent() {
