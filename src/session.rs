@@ -20,7 +20,8 @@ pub struct Session<'a> {
     /// Model calls, runs and compaction events are in observation records, not derived
     /// from the entries (see [`format::Decoder::observed`]).
     pub observed: bool,
-    /// What the load kept of each record ([`Detail::Index`] or [`Detail::Full`]).
+    /// What the load kept of each record ([`Detail::Index`], [`Detail::Full`], or
+    /// [`Detail::Tallied`], which counted the messages as well).
     pub detail: Detail,
     pub header: Option<Header<'a>>,
     /// Tree entries (arcturn entries, crab messages) in file order.

@@ -4,6 +4,8 @@
 //! member a count could need as it passes (a block's type may come after them), and builds
 //! no block and copies no string: the skimmer counts a text's UTF-16 units on its escaped
 //! bytes ([`JS_LEN_TOKEN`]). Formats count a message through here ([`super::Decoder::tally`]).
+//! The rules of a block's count are one function (`Parts::tally`), which the load's walk
+//! also counts by as it decodes a message ([`super::Detail::Tallied`]).
 
 use std::fmt;
 
