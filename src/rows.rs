@@ -38,6 +38,24 @@ pub trait Columns {
     /// How many columns.
     const COUNT: usize;
     fn columns<S: SerializeStruct>(&self, s: &mut S) -> Result<(), S::Error>;
+    /// The columns as the members of a compact JSON object, each written after a comma
+    /// (the bytes [`Columns::columns`] gives through [`crate::render::compact`]): each key
+    /// with its quotes, colon and comma is one constant, copied as it is.
+    fn members(&self, out: &mut Vec<u8>) -> serde_json::Result<()>;
+}
+
+/// `row` as one line of compact JSON, appended to `out`: its members ([`Columns::members`])
+/// with the first comma made the object's opening brace. The same bytes as
+/// [`crate::render::compact::append`] of the row and a newline.
+pub fn compact_line<T: Columns>(out: &mut Vec<u8>, row: &T) -> std::io::Result<()> {
+    let start = out.len();
+    row.members(out).map_err(std::io::Error::other)?;
+    match out.get_mut(start) {
+        Some(first) => *first = b'{',
+        None => out.push(b'{'),
+    }
+    out.extend_from_slice(b"}\n");
+    Ok(())
 }
 
 /// A struct of columns: the struct, its [`Columns`], and a `Serialize` that writes it as one
@@ -62,6 +80,10 @@ macro_rules! columns {
                 $( columns!(@write s, self, $field $(, $flat)?); )*
                 Ok(())
             }
+            fn members(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+                $( columns!(@member out, self, $field $(, $flat)?); )*
+                Ok(())
+            }
         }
 
         impl $(<$lt>)? Serialize for $name $(<$lt>)? {
@@ -76,6 +98,11 @@ macro_rules! columns {
     (@count $ty:ty) => { 1 };
     (@write $s:ident, $self:ident, $field:ident, flat) => { $self.$field.columns($s)? };
     (@write $s:ident, $self:ident, $field:ident) => { $s.serialize_field(stringify!($field), &$self.$field)? };
+    (@member $out:ident, $self:ident, $field:ident, flat) => { $self.$field.members($out)? };
+    (@member $out:ident, $self:ident, $field:ident) => {{
+        $out.extend_from_slice(concat!(",\"", stringify!($field), "\":").as_bytes());
+        crate::render::compact::append($out, &$self.$field)?
+    }};
 }
 
 columns! {
@@ -845,13 +872,17 @@ mod tests {
     }
 
     /// Each row is one flat object of its table's columns, the same value from the compact
-    /// writer the view uses and from serde_json (which starts an object by the count of its
+    /// writer (the same bytes as the line the view writes) and from serde_json (which starts an object by the count of its
     /// columns), over every bundled and real session.
     #[test]
     fn rows_are_flat_objects_of_their_columns_in_either_writer() {
         fn same<T: Serialize + Columns>(row: &T, rows: &mut usize) {
             let mut compact = Vec::new();
             crate::render::compact::append(&mut compact, row).unwrap();
+            // The view writes each row's members with their keys as constants.
+            let mut line = Vec::new();
+            super::compact_line(&mut line, row).unwrap();
+            assert_eq!(line.strip_suffix(b"\n"), Some(&compact[..]), "{}", String::from_utf8_lossy(&line));
             let json = serde_json::to_string(row).unwrap();
             // (The compact writer escapes more: control, invisible and bidi characters.)
             let value: serde_json::Value = serde_json::from_str(&json).unwrap();

@@ -14,7 +14,7 @@ use super::{io_err, Ctx, Input, Outcome, Tally};
 use crate::cli::{RowsArgs, RowsTable};
 use crate::error::Result;
 use crate::render::json;
-use crate::rows::Rows;
+use crate::rows::{self, Rows};
 use crate::source::{ReadOptions, Source};
 use crate::tree::Ix;
 
@@ -144,27 +144,44 @@ fn one(
         let r = Rows::new(&s);
         let mut emit = |chunk: &mut Vec<u8>| sink.rows(chunk);
         match table {
-            RowsTable::Entries => json::write_lines(r.entries(), ROW_BYTES, |i| r.entry(i as Ix), &mut emit),
+            RowsTable::Entries => json::write_lines_by(
+                r.entries(),
+                ROW_BYTES,
+                |buf, i| rows::compact_line(buf, &r.entry(i as Ix)),
+                &mut emit,
+            ),
             RowsTable::Calls => {
                 let calls = r.call_sources();
-                json::write_lines(calls.len(), ROW_BYTES, |k| r.call(k, calls[k]), &mut emit)
+                json::write_lines_by(
+                    calls.len(),
+                    ROW_BYTES,
+                    |buf, k| rows::compact_line(buf, &r.call(k, calls[k])),
+                    &mut emit,
+                )
             }
             RowsTable::Tools => {
                 let tools = r.tool_sources();
-                json::write_lines(tools.len(), ROW_BYTES, |k| r.tool(k, tools[k]), &mut emit)
+                json::write_lines_by(
+                    tools.len(),
+                    ROW_BYTES,
+                    |buf, k| rows::compact_line(buf, &r.tool(k, tools[k])),
+                    &mut emit,
+                )
             }
             RowsTable::Spans => {
                 let t = r.trace();
-                let rows = |i: usize| {
+                let run = |buf: &mut Vec<u8>, i: usize| {
                     // The next run's texts are asked for while this one's rows are made.
                     if let Some(next) = t.runs.get(i + 1) {
                         next.prefetch();
                     }
-                    r.run_rows(i, &t.runs[i])
+                    r.run_rows(i, &t.runs[i]).iter().try_for_each(|row| rows::compact_line(buf, row))
                 };
-                json::write_line_groups(t.runs.len(), RUN_ROWS_BYTES, rows, &mut emit)
+                json::write_line_groups_by(t.runs.len(), RUN_ROWS_BYTES, run, &mut emit)
             }
-            RowsTable::Sessions => json::write_lines(1, ROW_BYTES, |_| r.session(), &mut emit),
+            RowsTable::Sessions => {
+                json::write_lines_by(1, ROW_BYTES, |buf, _| rows::compact_line(buf, &r.session()), &mut emit)
+            }
         }
     };
     if alone {

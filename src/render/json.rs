@@ -98,7 +98,21 @@ where
     T: Serialize,
     F: Fn(usize) -> T + Sync,
 {
-    in_batches(count, CHUNK, line_bytes, |buf, i| compact_line(buf, &item(i)), emit)
+    write_lines_by(count, line_bytes, |buf, i| compact_line(buf, &item(i)), emit)
+}
+
+/// [`write_lines`] for items that write their own line: `line` appends item `i`'s line,
+/// its newline included.
+pub fn write_lines_by<F>(
+    count: usize,
+    line_bytes: usize,
+    line: F,
+    emit: &mut dyn FnMut(&mut Vec<u8>) -> io::Result<()>,
+) -> io::Result<()>
+where
+    F: Fn(&mut Vec<u8>, usize) -> io::Result<()> + Sync,
+{
+    in_batches(count, CHUNK, line_bytes, line, emit)
 }
 
 /// [`write_lines`] for lines made in groups: `count` groups made by `group` from their
@@ -116,7 +130,21 @@ where
     F: Fn(usize) -> I + Sync,
 {
     let each = |buf: &mut Vec<u8>, i| group(i).into_iter().try_for_each(|line| compact_line(buf, &line));
-    in_batches(count, chunk_of(group_bytes), group_bytes, each, emit)
+    write_line_groups_by(count, group_bytes, each, emit)
+}
+
+/// [`write_line_groups`] for groups that write their own lines: `group` appends the lines
+/// of group `i`, each with its newline.
+pub fn write_line_groups_by<F>(
+    count: usize,
+    group_bytes: usize,
+    group: F,
+    emit: &mut dyn FnMut(&mut Vec<u8>) -> io::Result<()>,
+) -> io::Result<()>
+where
+    F: Fn(&mut Vec<u8>, usize) -> io::Result<()> + Sync,
+{
+    in_batches(count, chunk_of(group_bytes), group_bytes, group, emit)
 }
 
 /// How many items of about `item_bytes` a chunk holds: about `CHUNK` items of `NODE_BYTES`,
