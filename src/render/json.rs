@@ -55,6 +55,24 @@ where
     T: Serialize,
     F: Fn(usize) -> T + Sync,
 {
+    write_with_items_by(w, doc, key, count, item_bytes, |buf, i| compact(buf, &item(i)))
+}
+
+/// [`write_with_items`] for items that write themselves: `item` appends item `i` as compact
+/// JSON (the bytes [`super::compact::append`] gives).
+pub fn write_with_items_by<W, D, F>(
+    w: &mut W,
+    doc: &D,
+    key: &str,
+    count: usize,
+    item_bytes: usize,
+    item: F,
+) -> io::Result<()>
+where
+    W: Write + ?Sized,
+    D: Serialize + ?Sized,
+    F: Fn(&mut Vec<u8>, usize) -> io::Result<()> + Sync,
+{
     let mut head = Vec::new();
     compact(&mut head, doc)?;
     if head.pop() != Some(b'}') {
@@ -72,7 +90,7 @@ where
         if !buf.is_empty() {
             buf.push(b',');
         }
-        compact(buf, &item(i))
+        item(buf, i)
     };
     in_batches(count, chunk_of(item_bytes), item_bytes, each, &mut |part| {
         if !first {

@@ -76,6 +76,39 @@ impl<'s, 'a> Node<'s, 'a> {
     }
 }
 
+impl Node<'_, '_> {
+    /// The node as compact JSON, appended to `out`: the bytes
+    /// [`crate::render::compact::append`] gives, each key with its quotes, colon and comma
+    /// copied as one constant (a tree has a node for every entry, and writing each key as a
+    /// string to check and quote took 4% of the instructions of `tree --json`).
+    pub fn append(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        use crate::render::compact::append;
+        out.extend_from_slice(b"{\"id\":");
+        append(out, self.id)?;
+        out.extend_from_slice(b",\"parent\":");
+        append(out, &self.parent)?;
+        out.extend_from_slice(b",\"line\":");
+        append(out, &self.line)?;
+        out.extend_from_slice(b",\"depth\":");
+        append(out, &self.depth)?;
+        out.extend_from_slice(b",\"kind\":");
+        append(out, self.kind)?;
+        out.extend_from_slice(b",\"role\":");
+        append(out, &self.role)?;
+        out.extend_from_slice(b",\"children\":");
+        append(out, &self.children)?;
+        if self.synthetic_id {
+            out.extend_from_slice(b",\"synthetic_id\":true");
+        }
+        if let Some(label) = self.label {
+            out.extend_from_slice(b",\"label\":");
+            append(out, label)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+
 /// A node's children, in file order: serialized as their ids, read from the index (a
 /// list per node would cost an allocation each, on trees of millions of entries).
 #[derive(Clone, Copy)]
@@ -215,9 +248,15 @@ impl<'s, 'a> TreeView<'s, 'a> {
     /// The `tree --json` document, its nodes made and serialized in parallel.
     pub fn write_json<W: std::io::Write + ?Sized>(&self, w: &mut W) -> std::io::Result<()> {
         let s = self.s;
-        crate::render::json::write_with_items(w, self, "nodes", s.entries.len(), crate::render::json::NODE_BYTES, |i| {
-            Node::of(s, i as Ix)
-        })
+        let node = |buf: &mut Vec<u8>, i: usize| Node::of(s, i as Ix).append(buf).map_err(std::io::Error::other);
+        crate::render::json::write_with_items_by(
+            w,
+            self,
+            "nodes",
+            s.entries.len(),
+            crate::render::json::NODE_BYTES,
+            node,
+        )
     }
 
     /// The human form, a line at a time (a tree can have millions of rows).
@@ -340,6 +379,29 @@ fn linear_run(s: &Session<'_>, start: Ix, latest: Option<Ix>) -> Vec<Ix> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A node written by [`Node::append`] is the bytes serde's derive gives through the
+    /// compact writer, over every entry of every bundled and real session (ids of every
+    /// type, made-up ids, labels, roots, children).
+    #[test]
+    fn a_node_is_written_as_its_derive_writes_it() {
+        let (mut nodes, mut synthetic, mut labels) = (0, 0, 0);
+        for p in crate::test_corpus::session_files() {
+            let Ok(src) = crate::source::Source::from_bytes("t", std::fs::read(&p).unwrap()) else { continue };
+            let Ok(s) = Session::load(&src, None) else { continue };
+            for i in 0..s.entries.len() {
+                let node = Node::of(&s, i as Ix);
+                let (mut want, mut got) = (Vec::new(), Vec::new());
+                crate::render::compact::append(&mut want, &node).unwrap();
+                node.append(&mut got).unwrap();
+                assert!(got == want, "{}: {}", p.display(), String::from_utf8_lossy(&want));
+                nodes += 1;
+                synthetic += usize::from(node.synthetic_id);
+                labels += usize::from(node.label.is_some());
+            }
+        }
+        assert!(nodes > 500 && synthetic > 0 && labels > 0, "{nodes} nodes, {synthetic} made-up ids, {labels} labels");
+    }
 
     #[test]
     fn connectors_keep_every_level_a_renderer_can_show() {
