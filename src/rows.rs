@@ -58,8 +58,9 @@ pub fn compact_line<T: Columns>(out: &mut Vec<u8>, row: &T) -> std::io::Result<(
     Ok(())
 }
 
-/// A struct of columns: the struct, its [`Columns`], and a `Serialize` that writes it as one
-/// flat object. A field marked `@flat` is a group of columns written where it stands. (serde's
+/// A struct of columns: the struct, its [`Columns`] (its fields through any serializer, and
+/// its members as compact JSON with each key a constant), and a `Serialize` that writes it
+/// as one flat object. A field marked `@flat` is a group of columns written where it stands. (serde's
 /// `#[serde(flatten)]` did the same by writing the whole row as a map, each key through a
 /// serializer of its own: about 88 instructions a key, most of what writing a row cost.)
 macro_rules! columns {
