@@ -873,8 +873,8 @@ mod tests {
     }
 
     /// Each row is one flat object of its table's columns, the same value from the compact
-    /// writer (the same bytes as the line the view writes) and from serde_json (which starts an object by the count of its
-    /// columns), over every bundled and real session.
+    /// writer (the same bytes as the line the view writes) and from serde_json (which starts
+    /// an object by the count of its columns), over every bundled and real session.
     #[test]
     fn rows_are_flat_objects_of_their_columns_in_either_writer() {
         fn same<T: Serialize + Columns>(row: &T, rows: &mut usize) {

@@ -144,7 +144,7 @@ fn one(
         let r = Rows::new(&s);
         let mut emit = |chunk: &mut Vec<u8>| sink.rows(chunk);
         match table {
-            RowsTable::Entries => json::write_lines_by(
+            RowsTable::Entries => json::write_lines(
                 r.entries(),
                 ROW_BYTES,
                 |buf, i| rows::compact_line(buf, &r.entry(i as Ix)),
@@ -152,7 +152,7 @@ fn one(
             ),
             RowsTable::Calls => {
                 let calls = r.call_sources();
-                json::write_lines_by(
+                json::write_lines(
                     calls.len(),
                     ROW_BYTES,
                     |buf, k| rows::compact_line(buf, &r.call(k, calls[k])),
@@ -161,7 +161,7 @@ fn one(
             }
             RowsTable::Tools => {
                 let tools = r.tool_sources();
-                json::write_lines_by(
+                json::write_lines(
                     tools.len(),
                     ROW_BYTES,
                     |buf, k| rows::compact_line(buf, &r.tool(k, tools[k])),
@@ -177,10 +177,10 @@ fn one(
                     }
                     r.run_rows(i, &t.runs[i]).iter().try_for_each(|row| rows::compact_line(buf, row))
                 };
-                json::write_line_groups_by(t.runs.len(), RUN_ROWS_BYTES, run, &mut emit)
+                json::write_line_groups(t.runs.len(), RUN_ROWS_BYTES, run, &mut emit)
             }
             RowsTable::Sessions => {
-                json::write_lines_by(1, ROW_BYTES, |buf, _| rows::compact_line(buf, &r.session()), &mut emit)
+                json::write_lines(1, ROW_BYTES, |buf, _| rows::compact_line(buf, &r.session()), &mut emit)
             }
         }
     };

@@ -102,26 +102,11 @@ where
     w.write_all(b"]}\n")
 }
 
-/// `count` items made by `item` from their positions, one line of compact JSON each (the
-/// bytes [`write`] gives; about `line_bytes` each), serialized on every worker and handed
+/// `count` lines made by `line` from their positions, serialized on every worker and handed
 /// to `emit` in order, a chunk of lines at a time: NDJSON whose memory holds two batches of
-/// lines, not the stream.
-pub fn write_lines<T, F>(
-    count: usize,
-    line_bytes: usize,
-    item: F,
-    emit: &mut dyn FnMut(&mut Vec<u8>) -> io::Result<()>,
-) -> io::Result<()>
-where
-    T: Serialize,
-    F: Fn(usize) -> T + Sync,
-{
-    write_lines_by(count, line_bytes, |buf, i| compact_line(buf, &item(i)), emit)
-}
-
-/// [`write_lines`] for items that write their own line: `line` appends item `i`'s line,
-/// its newline included.
-pub fn write_lines_by<F>(
+/// lines, not the stream. `line` appends item `i`'s line of compact JSON (the bytes
+/// [`write`] gives, about `line_bytes`), its newline included.
+pub fn write_lines<F>(
     count: usize,
     line_bytes: usize,
     line: F,
@@ -133,27 +118,10 @@ where
     in_batches(count, CHUNK, line_bytes, line, emit)
 }
 
-/// [`write_lines`] for lines made in groups: `count` groups made by `group` from their
-/// positions, about `group_bytes` of lines each (a trace's run and its spans), the lines
-/// of each in its order, and the groups in theirs.
-pub fn write_line_groups<T, I, F>(
-    count: usize,
-    group_bytes: usize,
-    group: F,
-    emit: &mut dyn FnMut(&mut Vec<u8>) -> io::Result<()>,
-) -> io::Result<()>
-where
-    T: Serialize,
-    I: IntoIterator<Item = T>,
-    F: Fn(usize) -> I + Sync,
-{
-    let each = |buf: &mut Vec<u8>, i| group(i).into_iter().try_for_each(|line| compact_line(buf, &line));
-    write_line_groups_by(count, group_bytes, each, emit)
-}
-
-/// [`write_line_groups`] for groups that write their own lines: `group` appends the lines
-/// of group `i`, each with its newline.
-pub fn write_line_groups_by<F>(
+/// [`write_lines`] for lines made in groups: `count` groups, about `group_bytes` of lines
+/// each (a trace's run and its spans), `group` appending the lines of group `i` in their
+/// order, each with its newline, and the groups in theirs.
+pub fn write_line_groups<F>(
     count: usize,
     group_bytes: usize,
     group: F,
@@ -267,13 +235,6 @@ fn compact<T: Serialize + ?Sized>(buf: &mut Vec<u8>, value: &T) -> io::Result<()
 pub(super) fn escaped_str(buf: &mut Vec<u8>, s: &str) -> serde_json::Result<()> {
     use serde::Serializer;
     serde_json::Serializer::with_formatter(buf, Safe(CompactFormatter)).serialize_str(s)
-}
-
-/// `value` as one line of NDJSON: [`compact`], then a newline.
-fn compact_line<T: Serialize + ?Sized>(buf: &mut Vec<u8>, value: &T) -> io::Result<()> {
-    compact(buf, value)?;
-    buf.push(b'\n');
-    Ok(())
 }
 
 /// A serializer error as an I/O error of the same kind: a closed pipe met while writing a
@@ -437,7 +398,7 @@ mod tests {
             // them; the others are left, and serialized into again.
             let lines = |got: &mut Vec<u8>| {
                 let mut k = 0;
-                super::write_lines(n, 40, item, &mut |c| {
+                super::write_lines(n, 40, |buf, i| line(buf, &item(i)), &mut |c| {
                     k += 1;
                     match k % 2 {
                         0 => got.extend(std::mem::take(c)),
@@ -454,12 +415,19 @@ mod tests {
             assert!(got == want, "{n} lines on a worker");
         }
         let mut handed = 0;
-        let closed = super::write_lines(3 * batch, 40, |i| i, &mut |_| {
+        let closed = super::write_lines(3 * batch, 40, |buf, i| line(buf, &i), &mut |_| {
             handed += 1;
             Err(std::io::ErrorKind::BrokenPipe.into())
         });
         assert_eq!(closed.map_err(|e| e.kind()), Err(std::io::ErrorKind::BrokenPipe));
         assert_eq!(handed, 1);
+    }
+
+    /// `value` as a line of compact JSON, as the writers of lines append it.
+    fn line(buf: &mut Vec<u8>, value: &impl serde::Serialize) -> std::io::Result<()> {
+        super::compact(buf, value)?;
+        buf.push(b'\n');
+        Ok(())
     }
 
     /// Lines written in groups are the groups' lines written one after the other, in order:
@@ -477,7 +445,8 @@ mod tests {
             }
             for group_bytes in [super::NODE_BYTES, 16 * 1024, 1 << 20] {
                 let mut got = Vec::new();
-                super::write_line_groups(n, group_bytes, group, &mut |c| {
+                let each = |buf: &mut Vec<u8>, g| group(g).try_for_each(|l| line(buf, &l));
+                super::write_line_groups(n, group_bytes, each, &mut |c| {
                     got.extend_from_slice(c);
                     Ok(())
                 })
