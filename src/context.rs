@@ -173,9 +173,8 @@ pub fn recorded(s: &Session<'_>, leaf: Ix) -> Option<Recorded> {
     let cut = path.iter().rposition(|&i| s.entry(i).kind == Kind::Compaction);
     let after = cut.map_or(0, |c| c + 1);
     path[after..].iter().rev().find_map(|&i| {
-        let m = s.entry(i).message.as_ref()?;
-        (m.role == crate::model::Role::Assistant).then_some(())?;
-        let u = *m.usage()?;
+        (s.brief(i)?.role == crate::model::Role::Assistant).then_some(())?;
+        let u = *s.message(i)?.usage()?;
         Some(Recorded {
             source: RecordedSource::LastCall,
             tokens: Some(u.parts_total().0),
@@ -256,7 +255,10 @@ struct Walk<'s> {
     /// the first) and before the second.
     withheld: Vec<(Option<usize>, usize)>,
     /// The call ids a pass may look for (`afterFirstElided`).
-    tracked: HashSet<&'s str>,
+    tracked: Ids<'s>,
+    /// The entries let go by the load whose messages may hold a result of a tracked call
+    /// ([`Session::results_hashed`]): the others need not be read back to know they hold none.
+    maybe: Vec<Ix>,
     /// Messages a pass looked at in the list before it found what it looked for.
     scanned: usize,
     /// Once the passes have looked at more messages than [`SCAN_BUDGET`] allows: for each
@@ -285,7 +287,7 @@ impl<'s> Walk<'s> {
     /// away) goes in with no blocks, so positions and the index-based rules still see it.
     fn push_message(&mut self, s: &'s Session<'_>, ix: Ix, order: usize, blocks: Decoded) -> Result<()> {
         let e = s.entry(ix);
-        let Some(m) = e.message.as_ref().filter(|m| !m.excluded) else { return Ok(()) };
+        let Some(brief) = s.brief(ix).filter(|b| !b.excluded) else { return Ok(()) };
         let (blocks, tally) = match blocks {
             Decoded::Blocks(b) => (b?, None),
             Decoded::Counted(t) => (Vec::new(), Some(t)),
@@ -300,7 +302,7 @@ impl<'s> Walk<'s> {
         }
         let seq = self.alive.len();
         if let Some(holders) = &mut self.holders {
-            hold(holders, &self.tracked, m, seq);
+            hold(holders, (&self.tracked, &self.maybe), s, ix, seq);
         }
         self.alive.push(true);
         match self.in_order.back() {
@@ -324,7 +326,7 @@ impl<'s> Walk<'s> {
             ix: Some(ix),
             refusal: false,
             seq,
-            assistant: m.role == crate::model::Role::Assistant,
+            assistant: brief.role == crate::model::Role::Assistant,
         });
         Ok(())
     }
@@ -372,12 +374,12 @@ impl<'s> Walk<'s> {
     /// looked through from its start, where an elided result usually is; once that has cost
     /// more than [`SCAN_BUDGET`] (passes that find nothing, or find it late, over a long
     /// list), the messages are indexed by the tracked results they hold instead, each once.
-    fn withhold_after_first_elided(&mut self, s: &'s Session<'_>, pass: &HashSet<&str>) {
+    fn withhold_after_first_elided(&mut self, s: &'s Session<'_>, pass: &Ids<'_>) {
         if self.holders.is_none() && self.scanned > SCAN_BUDGET * (self.alive.len() + 1024) {
             let mut holders = HashMap::default();
             for m in self.list.iter().filter(|m| self.alive[m.seq]) {
-                if let Some(msg) = m.ix.and_then(|i| s.entry(i).message.as_ref()) {
-                    hold(&mut holders, &self.tracked, msg, m.seq);
+                if let Some(ix) = m.ix {
+                    hold(&mut holders, (&self.tracked, &self.maybe), s, ix, m.seq);
                 }
             }
             self.holders = Some(holders);
@@ -385,7 +387,7 @@ impl<'s> Walk<'s> {
         let first = match &mut self.holders {
             Some(holders) => {
                 let mut first = None;
-                for &id in pass {
+                for &id in &pass.ids {
                     let Some((seqs, folded)) = holders.get_mut(id) else { continue };
                     // Folded messages never come back: each is skipped once.
                     while seqs.get(*folded).is_some_and(|&q| !self.alive[q]) {
@@ -398,12 +400,8 @@ impl<'s> Walk<'s> {
                 first
             }
             None => {
-                let touches = |m: &Sent| {
-                    let indexed = m.ix.and_then(|i| s.entry(i).message.as_ref());
-                    indexed.is_some_and(|msg| {
-                        msg.tool_results.iter().any(|r| r.call_id.as_deref().is_some_and(|c| pass.contains(c)))
-                    })
-                };
+                let maybe = &self.maybe;
+                let touches = |m: &Sent| m.ix.is_some_and(|i| !pass.held_by(s, i, maybe).is_empty());
                 let mut first = None;
                 for m in self.list.iter().filter(|m| self.alive[m.seq]) {
                     self.scanned += 1;
@@ -449,8 +447,9 @@ impl<'s> Walk<'s> {
         self.list = self.sent();
         for m in &mut self.list {
             // A summary has its id (or none, crab's) and role already.
-            let Some(e) = m.ix.map(|i| s.entry(i)) else { continue };
-            let Some(msg) = &e.message else { continue };
+            let Some(ix) = m.ix else { continue };
+            let Some(msg) = s.message(ix) else { continue };
+            let e = s.entry(ix);
             m.entry_id = Some(e.id.to_owned_id());
             m.role = msg.role_name().to_string();
             m.refusal = msg.stop_reason() == Some("refusal");
@@ -508,7 +507,7 @@ impl<'s> Walk<'s> {
             m.tokens = m.chars.div_ceil(4);
             total_chars += m.chars;
             total_tokens += m.tokens;
-            if let Some(msg) = m.ix.and_then(|i| s.entry(i).message.as_ref()) {
+            if let Some(msg) = m.ix.and_then(|i| s.message(i)) {
                 if msg.model().is_some() || msg.provider().is_some() {
                     last_model = Some(ModelRef {
                         provider: msg.provider().map(str::to_string),
@@ -549,17 +548,35 @@ impl<'s> Walk<'s> {
 /// elided result may look through before the walk indexes the results instead.
 const SCAN_BUDGET: usize = 4;
 
-/// Note that the message `seq` holds the results of `m` whose call is tracked.
+/// Note that the message `seq` (entry `ix`) holds the results of its that are `tracked`.
 fn hold<'s>(
     holders: &mut HashMap<&'s str, (Vec<usize>, usize)>,
-    tracked: &HashSet<&str>,
-    m: &'s Message<'_>,
+    (tracked, maybe): (&Ids<'s>, &[Ix]),
+    s: &Session<'_>,
+    ix: Ix,
     seq: usize,
 ) {
-    for c in m.tool_results.iter().filter_map(|r| r.call_id.as_deref()) {
-        if tracked.contains(c) {
-            holders.entry(c).or_default().0.push(seq);
+    for c in tracked.held_by(s, ix, maybe) {
+        holders.entry(c).or_default().0.push(seq);
+    }
+}
+
+/// A set of tool call ids.
+#[derive(Default, Clone)]
+struct Ids<'k> {
+    ids: HashSet<&'k str>,
+}
+
+impl<'k> Ids<'k> {
+    /// The ids of the set that results of entry `ix`'s message answer, in the message's order.
+    /// A message the load let go is read back only when it is in `maybe` (sorted): the
+    /// entries let go that may hold a result of one of the ids ([`Session::results_hashed`]).
+    fn held_by(&self, s: &Session<'_>, ix: Ix, maybe: &[Ix]) -> Vec<&'k str> {
+        if s.entry(ix).message.is_none() && maybe.binary_search(&ix).is_err() {
+            return Vec::new();
         }
+        let Some(m) = s.message(ix) else { return Vec::new() };
+        m.tool_results.iter().filter_map(|r| r.call_id.as_deref()).filter_map(|c| self.ids.get(c).copied()).collect()
     }
 }
 
@@ -623,17 +640,17 @@ enum Calls {
 }
 
 /// Tool call id -> tool name over the messages pushed, the last one winning.
-fn call_names<'c>(calls: &'c [Calls], s: &'c Session<'_>) -> HashMap<&'c str, &'c str> {
+fn call_names(calls: &[Calls], s: &Session<'_>) -> HashMap<String, String> {
     let mut names = HashMap::default();
     for c in calls {
         match c {
-            Calls::Decoded(named) => names.extend(named.iter().map(|(id, name)| (id.as_str(), name.as_str()))),
+            Calls::Decoded(named) => names.extend(named.iter().cloned()),
             Calls::Indexed(ix) => {
-                let calls = s.entry(*ix).message.as_ref().map(|m| &m.tool_calls[..]).unwrap_or_default();
+                let Some(m) = s.message(*ix) else { continue };
                 // As its blocks name them: a call without a name is named "".
-                for c in calls {
+                for c in &m.tool_calls {
                     if let Some(id) = &c.id {
-                        names.insert(id.as_ref(), c.name.as_deref().unwrap_or(""));
+                        names.insert(id.to_string(), c.name.as_deref().unwrap_or("").to_string());
                     }
                 }
             }
@@ -661,9 +678,9 @@ enum Decoded {
 /// `mode` says, for each message, which of the two it gets.
 fn decode_path(s: &Session<'_>, path: &[Ix], mode: impl Fn(&Message<'_>) -> Mode + Sync) -> Vec<Decoded> {
     path.par_iter()
-        .map(|&ix| match s.entry(ix).message.as_ref().filter(|m| !m.excluded) {
+        .map(|&ix| match s.message(ix).filter(|m| !m.excluded) {
             None => Decoded::NotSent,
-            Some(m) => match (mode(m) == Mode::Count).then(|| s.tally(ix)).flatten() {
+            Some(m) => match (mode(&m) == Mode::Count).then(|| s.tally(ix)).flatten() {
                 Some(t) => Decoded::Counted(t),
                 None => Decoded::Blocks(s.content(ix).map(|c| c.blocks)),
             },
@@ -720,7 +737,9 @@ fn arcturn<'s>(s: &'s Session<'_>, leaf: Ix, w: &mut Walk<'s>, skip: Skip, mode:
     let elided: HashSet<&str> = edits.iter().flat_map(|ce| ce.elided.iter().map(|c| c.as_ref())).collect();
     if edits.iter().any(|ce| ce.withhold_thinking.as_deref() == Some("afterFirstElided")) {
         // Such a pass looks for the first message holding a result it elides.
-        w.tracked = elided.clone();
+        let hashes: HashSet<u32> = elided.iter().map(|id| crate::format::call_id_hash(id)).collect();
+        w.maybe = s.results_hashed(|h| hashes.contains(&h));
+        w.tracked = Ids { ids: elided.clone() };
     }
     let holds_elided = |m: &Message<'_>| {
         !elided.is_empty() && m.tool_results.iter().any(|r| r.call_id.as_deref().is_some_and(|c| elided.contains(c)))
@@ -761,7 +780,7 @@ fn arcturn<'s>(s: &'s Session<'_>, leaf: Ix, w: &mut Walk<'s>, skip: Skip, mode:
                     w.model = Some(raw_value(t));
                 }
                 if let Some(ce) = &st.context_edit {
-                    let pass: HashSet<&str> = ce.elided.iter().map(|c| c.as_ref()).collect();
+                    let pass = Ids { ids: ce.elided.iter().map(|c| c.as_ref()).collect() };
                     w.add_to_ledger(ce.elided.iter().map(|c| c.to_string()));
                     match ce.withhold_thinking.as_deref() {
                         Some("all") => w.withhold_all(),

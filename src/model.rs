@@ -765,6 +765,15 @@ impl<'a> Reply<'a> {
     }
 }
 
+/// What a walk down a path reads of every message on it, kept beside the entries by a load
+/// that lets the messages go ([`crate::format::Detail::Counted`]): its role, and whether it
+/// is sent at all ([`Message::excluded`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Brief {
+    pub role: Role,
+    pub excluded: bool,
+}
+
 /// The roles the formats write, so that a message names its role with a byte. Any other
 /// name is kept whole ([`Message::role_other`]).
 pub const ROLE_NAMES: &[&str] = &[
@@ -812,6 +821,11 @@ impl<'a> Message<'a> {
             Some(at) => (at as u8, None),
             None => (OTHER_ROLE, Some(Box::new(name))),
         }
+    }
+
+    /// Its role and whether it is sent ([`Brief`]).
+    pub fn brief(&self) -> Brief {
+        Brief { role: self.role, excluded: self.excluded }
     }
 
     /// The role as written (`user`, `assistant`, `toolResult`, ...).

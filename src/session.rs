@@ -9,7 +9,7 @@ use crate::content::Content;
 use crate::error::{Error, Result};
 use crate::finding::{Code, Finding, Severity};
 use crate::format::{self, Detail, Uses};
-use crate::model::{Entry, Format, Header, Id, Observation, ToolUse};
+use crate::model::{Brief, Entry, Format, Header, Id, Message, Observation, ToolUse};
 use crate::pairing::Pairer;
 use crate::source::Source;
 use crate::tree::{Ix, Tree};
@@ -20,8 +20,8 @@ pub struct Session<'a> {
     /// Model calls, runs and compaction events are in observation records, not derived
     /// from the entries (see [`format::Decoder::observed`]).
     pub observed: bool,
-    /// What the load kept of each record ([`Detail::Index`], [`Detail::Full`], or
-    /// [`Detail::Tallied`], which counted the messages as well).
+    /// What the load kept of each record ([`Detail::kept_in`] the format: [`Detail::Index`],
+    /// [`Detail::Full`], [`Detail::Tallied`], which counted the messages as well, ...).
     pub detail: Detail,
     pub header: Option<Header<'a>>,
     /// Tree entries (arcturn entries, crab messages) in file order.
@@ -42,8 +42,30 @@ pub struct Session<'a> {
     /// The lines the load checked as UTF-8, as text ([`Session::line_text`]).
     checked: format::Checked<'a>,
     /// Each entry's role, after a load that kept only the roles of the messages
-    /// ([`Detail::Roles`]): [`Session::role_name`] reads it.
+    /// ([`Detail::Roles`], [`Detail::Counted`]): [`Session::role_name`] reads it.
     roles: Vec<u8>,
+    /// Each entry's message's role and whether it is sent, after a load that let some
+    /// messages go ([`Detail::Counted`]): [`Session::brief`] reads it.
+    briefs: Vec<Option<Brief>>,
+    /// After such a load, the hashes of the tool results' call ids ([`format::Decoded::result_ids`]).
+    result_ids: Vec<(u32, u32)>,
+}
+
+/// A message of a session: the one its load kept, or one read back from its line.
+pub enum Held<'s, 'a> {
+    Kept(&'s Message<'a>),
+    Read(Box<Message<'a>>),
+}
+
+impl<'a> std::ops::Deref for Held<'_, 'a> {
+    type Target = Message<'a>;
+
+    fn deref(&self) -> &Message<'a> {
+        match self {
+            Held::Kept(m) => m,
+            Held::Read(m) => m,
+        }
+    }
 }
 
 impl<'a> Session<'a> {
@@ -56,7 +78,22 @@ impl<'a> Session<'a> {
     /// [`Session::load`], keeping only `detail` of each record, and listing the tool uses
     /// and pairing them when `uses` asks.
     pub fn load_with(source: &'a Source, format: Option<Format>, detail: Detail, uses: Uses) -> Result<Session<'a>> {
-        let mut d = format::decode(source, format, detail, uses)?;
+        Session::load_counted(source, format, detail, uses, None)
+    }
+
+    /// [`Session::load_with`], showing each entry with its message to a sink of `sinks`
+    /// when the load is [`Detail::Counted`] ([`format::decode_counted`]).
+    pub fn load_counted<'t>(
+        source: &'a Source,
+        format: Option<Format>,
+        detail: Detail,
+        uses: Uses,
+        sinks: Option<&'t dyn format::Sinks<'a>>,
+    ) -> Result<Session<'a>>
+    where
+        'a: 't,
+    {
+        let mut d = format::decode_counted(source, format, detail, uses, sinks)?;
         // The pairing (if the decode did not pair them as it went), then the tree: the tool
         // uses are let go before the tree is built, so that a load holds one of them at a
         // time beside the entries, for the few milliseconds the two would save side by side.
@@ -134,6 +171,8 @@ impl<'a> Session<'a> {
             findings,
             checked: d.checked,
             roles: d.roles,
+            briefs: d.briefs,
+            result_ids: d.result_ids,
         })
     }
 
@@ -164,7 +203,8 @@ impl<'a> Session<'a> {
     }
 
     /// Give the entries `ix` their messages back, read from their lines, after a load that
-    /// let them go ([`Detail::Shown`]); nothing to do after one that kept them.
+    /// let them go ([`Detail::Shown`], some of them with [`Detail::Counted`]); nothing to do
+    /// for those it kept.
     pub fn read_back(&mut self, ix: &[Ix]) {
         if self.detail.keeps_messages() {
             return;
@@ -174,11 +214,54 @@ impl<'a> Session<'a> {
             .par_iter()
             .map(|&i| {
                 let e = &self.entries[i as usize];
+                if e.message.is_some() {
+                    return None;
+                }
                 format::read_back(self.line_text(e.span.clone())?, e, format)
             })
             .collect();
         for (&i, m) in ix.iter().zip(messages) {
-            self.entries[i as usize].message = m;
+            if m.is_some() {
+                self.entries[i as usize].message = m;
+            }
+        }
+    }
+
+    /// Entry `i`'s message's role and whether it is sent; `None` for an entry without one.
+    /// After a load that let some messages go ([`Detail::Counted`]), read from what it noted
+    /// of each.
+    pub fn brief(&self, i: Ix) -> Option<Brief> {
+        match &self.entry(i).message {
+            Some(m) => Some(m.brief()),
+            None => self.briefs.get(i as usize).copied().flatten(),
+        }
+    }
+
+    /// The entries whose messages the load let go ([`Detail::Counted`]) that hold a tool
+    /// result whose call id's hash ([`format::call_id_hash`]) is `wanted`, in file order:
+    /// those of them that may hold a result of a given call, found without reading them back.
+    pub fn results_hashed(&self, wanted: impl Fn(u32) -> bool) -> Vec<Ix> {
+        let mut found: Vec<Ix> = self
+            .result_ids
+            .iter()
+            .filter(|&&(e, h)| wanted(h) && self.entries[e as usize].message.is_none())
+            .map(|&(e, _)| e)
+            .collect();
+        found.dedup();
+        found
+    }
+
+    /// Entry `i`'s message: the one the load kept, else, after a load that let it go
+    /// ([`Detail::Counted`]), read back from its line (decoded as the load decoded it, its
+    /// count left to [`Session::tally`]). `None` for an entry without one.
+    pub fn message(&self, i: Ix) -> Option<Held<'_, 'a>> {
+        let e = self.entry(i);
+        match &e.message {
+            Some(m) => Some(Held::Kept(m)),
+            None if self.brief(i).is_some() => {
+                format::read_back(self.line_text(e.span.clone())?, e, self.format).map(Held::Read)
+            }
+            None => None,
         }
     }
 

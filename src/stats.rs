@@ -16,12 +16,13 @@ use serde::Serialize;
 use crate::content::Block;
 use serde_json::Value;
 
-use crate::format::FastMap;
+use crate::format::{Detail, FastMap, Sink};
 use crate::model::{Format, Outcome, Role, Usage};
 use crate::prefetch;
 use crate::price::{self, Cost, CostSource, Prices};
 use crate::session::Session;
 use crate::time::{Period, PeriodKeys};
+use crate::tree::Ix;
 
 /// Messages by role.
 #[derive(Serialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -612,37 +613,18 @@ impl<'o> Acc<'o> {
         ok
     }
 
-    /// Count one model call everywhere it belongs: the file total, its model, its day and
-    /// period, and the tools it issued.
-    fn call(
-        &mut self,
-        usage: &mut Tokens,
-        ms: Option<i64>,
-        provider: Option<&str>,
-        model: Option<&str>,
-        u: Option<&Usage>,
-        tools: &[&str],
-    ) {
-        let call = u.map(|u| Call::priced(u, provider, model, self.opts.prices));
-        self.count(usage, ms, provider, model, call.as_ref(), tools);
-    }
-
-    fn count(
-        &mut self,
-        usage: &mut Tokens,
-        ms: Option<i64>,
-        provider: Option<&str>,
-        model: Option<&str>,
-        call: Option<&Call<'_>>,
-        tools: &[&str],
-    ) {
+    /// Count one model call everywhere it belongs: the file total, its model's row, its day
+    /// and period, and the rows of the tools it issued.
+    fn count(&mut self, usage: &mut Tokens, ms: Option<i64>, model: usize, call: Option<&Call<'_>>, tools: &[usize]) {
         let call = call.map(Addend::of);
         let call = call.as_ref();
         usage.count_call(call);
-        self.model(provider, model, call);
+        let row = &mut self.models[model];
+        row.calls += 1;
+        row.usage.count_call(call);
         self.day(ms, call);
-        for t in tools {
-            self.tool(t).usage.count_call(call);
+        for &t in tools {
+            self.tools[t].usage.count_call(call);
         }
     }
 
@@ -655,7 +637,8 @@ impl<'o> Acc<'o> {
         self.tools.iter_mut().for_each(|t| t.usage.settle());
     }
 
-    fn model(&mut self, provider: Option<&str>, model: Option<&str>, usage: Option<&Addend<'_>>) {
+    /// The row of `provider`'s `model`, made the first time.
+    fn model_row(&mut self, provider: Option<&str>, model: Option<&str>) -> usize {
         let is = |m: &ModelRow| m.provider.as_deref() == provider && m.model.as_deref() == model;
         let pos = match self.models.get(self.last_model) {
             Some(m) if is(m) => self.last_model,
@@ -682,9 +665,7 @@ impl<'o> Acc<'o> {
             }
         };
         self.last_model = pos;
-        let row = &mut self.models[pos];
-        row.calls += 1;
-        row.usage.count_call(usage);
+        pos
     }
 
     fn day(&mut self, ms: Option<i64>, usage: Option<&Addend<'_>>) {
@@ -706,15 +687,20 @@ impl<'o> Acc<'o> {
     }
 
     fn tool(&mut self, name: &str) -> &mut ToolRow {
-        let at = match self.tool_rows.get(name) {
+        let at = self.tool_row(name);
+        &mut self.tools[at]
+    }
+
+    /// The row of the tool `name`, made the first time.
+    fn tool_row(&mut self, name: &str) -> usize {
+        match self.tool_rows.get(name) {
             Some(&at) => at,
             None => {
                 self.tools.push(ToolRow { tool: name.to_string(), ..ToolRow::default() });
                 self.tool_rows.insert(name.to_string(), self.tools.len() - 1);
                 self.tools.len() - 1
             }
-        };
-        &mut self.tools[at]
+        }
     }
 
     fn seen(&mut self, ms: Option<i64>) {
@@ -733,61 +719,265 @@ fn prefetch_names(m: &crate::model::Message<'_>) {
     m.tool_results.iter().filter_map(|r| r.tool_name.as_deref()).for_each(prefetch::text);
 }
 
-impl SessionStats {
-    /// Reduce a loaded session to its statistics.
-    pub fn of(s: &Session<'_>, opts: &Options<'_>) -> SessionStats {
-        // The context estimate walks the latest branch on its own: beside the counting.
-        let (mut st, context) = rayon::join(|| SessionStats::counted(s, opts), || context(s));
-        st.context = context;
-        st
-    }
+/// What a model reply on an entry adds to a branch's usage ([`branch`]), kept for every
+/// reply in the window so that the latest branch's sums need no message once the load is
+/// done: its priced call in 32 bytes (a [`Usage`] alone takes 72).
+struct Reply {
+    entry: Ix,
+    /// Its row in [`Acc::models`] (its provider and model), under the flags `HAS_*`,
+    /// `BIG` and the cost's source (`SOURCE_SHIFT`).
+    packed: u32,
+    /// Its four token counts (input, output, cache read and write), unless `BIG`: then its
+    /// usage is in [`Counter::big`].
+    tokens: [u32; 4],
+    /// Its cost, when `HAS_AMOUNT`.
+    amount: f64,
+}
 
-    /// Every statistic but the context estimate (left unknown): all a sub-agent's file adds
-    /// to its session's ([`SessionStats::add_subagents`] reads its usage).
-    pub fn counted(s: &Session<'_>, opts: &Options<'_>) -> SessionStats {
-        let mut acc = Acc::new(opts);
-        let mut messages = Messages::default();
-        let mut usage = Tokens::default();
-        let mut compactions = Compactions::default();
-        let mut context_edits = ContextEdits::default();
-        let mut offloaded = 0;
-        // The tool names of one call, deduplicated (reused from call to call).
-        let mut tools: Vec<&str> = Vec::new();
-        for (i, e) in s.entries.iter().enumerate() {
-            if let Some(ahead) = prefetch::message_ahead(&s.entries, i) {
-                prefetch_names(ahead);
+impl Reply {
+    /// It recorded usage.
+    const HAS_USAGE: u32 = 1 << 31;
+    /// Its cost is known.
+    const HAS_AMOUNT: u32 = 1 << 30;
+    /// A token count does not fit 32 bits.
+    const BIG: u32 = 1 << 29;
+    const SOURCE_SHIFT: u32 = 27;
+    const ROW: u32 = (1 << Reply::SOURCE_SHIFT) - 1;
+    const SOURCES: [CostSource; 4] =
+        [CostSource::Recorded, CostSource::Estimated, CostSource::Mixed, CostSource::Unknown];
+
+    /// The reply on entry `entry`, counted in model row `row`, that made `call`; `big` takes
+    /// its usage when a count does not fit.
+    fn new(entry: Ix, row: usize, call: Option<&Call<'_>>, big: &mut Vec<(Ix, Usage)>) -> Reply {
+        let mut packed = row as u32 & Reply::ROW;
+        let (mut tokens, mut amount) = ([0; 4], 0.0);
+        if let Some(c) = call {
+            let u = c.usage;
+            packed |= Reply::HAS_USAGE;
+            let source = Reply::SOURCES.iter().position(|&s| s == c.cost.source).unwrap_or(3) as u32;
+            packed |= source << Reply::SOURCE_SHIFT;
+            if let Some(a) = c.cost.amount {
+                packed |= Reply::HAS_AMOUNT;
+                amount = a;
             }
-            acc.seen(e.timestamp.get());
-            if let Some(m) = &e.message {
-                messages.count(m.role);
-                compactions.provider += u64::from(m.blocks.server_compaction);
-                if !s.observed {
-                    let ms = e.timestamp.get().or(m.timestamp.get());
-                    if m.role == Role::Assistant && acc.admits(ms) {
-                        tools.clear();
-                        tools.extend(m.tool_calls.iter().map(|c| c.name.as_deref().unwrap_or("?")));
-                        tools.sort_unstable();
-                        tools.dedup();
-                        acc.call(&mut usage, ms, m.provider(), m.model(), m.usage(), &tools);
-                    }
-                    // In crab, `tool_call` observations are the record of calls that ran.
-                    let results = if m.tool_results.is_empty() || acc.admits(ms) { &m.tool_results[..] } else { &[] };
-                    for r in results {
-                        let row = acc.tool(r.tool_name.as_deref().unwrap_or("?"));
-                        row.calls += 1;
-                        row.errors += u64::from(r.is_error);
-                        offloaded += u64::from(r.offloaded_path.is_some());
-                    }
+            let counts = [u.input, u.output, u.cache_read, u.cache_write];
+            match counts.map(u32::try_from) {
+                [Ok(a), Ok(b), Ok(c), Ok(d)] => tokens = [a, b, c, d],
+                _ => {
+                    packed |= Reply::BIG;
+                    big.push((entry, *u));
                 }
             }
-            if let Some(c) = e.compaction() {
-                compactions.add(c.tokens_before, c.tokens_after);
-            }
-            if let Some(ce) = e.state().and_then(|st| st.context_edit.as_ref()) {
-                context_edits.passes += 1;
-                context_edits.elided += ce.elided.len() as u64;
+        }
+        Reply { entry, packed, tokens, amount }
+    }
+
+    fn row(&self) -> usize {
+        (self.packed & Reply::ROW) as usize
+    }
+
+    /// Its usage (the parts a sum reads) and cost, as [`Reply::new`] was given them.
+    fn call(&self, big: &[(Ix, Usage)]) -> Option<(Usage, Cost)> {
+        if self.packed & Reply::HAS_USAGE == 0 {
+            return None;
+        }
+        let usage = if self.packed & Reply::BIG != 0 {
+            let at = big.partition_point(|(e, _)| *e < self.entry);
+            big.get(at).map_or_else(Usage::default, |(_, u)| *u)
+        } else {
+            let [input, output, cache_read, cache_write] = self.tokens.map(u64::from);
+            Usage { input, output, cache_read, cache_write, ..Usage::default() }
+        };
+        let source = Reply::SOURCES[((self.packed >> Reply::SOURCE_SHIFT) & 3) as usize];
+        let amount = (self.packed & Reply::HAS_AMOUNT != 0).then_some(self.amount);
+        Some((usage, Cost { amount, source }))
+    }
+}
+
+/// A model reply in the window as a part of a file met it, counted once the part is placed
+/// ([`Counter::place`]): the sums of dollars depend on the order they are added in, and are
+/// added in file order.
+struct PendingCall {
+    /// Its entry's position in the part.
+    at: u32,
+    ms: Option<i64>,
+    /// Its provider and model: a row of the part's [`Acc::models`].
+    model: u32,
+    usage: Option<Usage>,
+    /// The rows of the part's [`Acc::tools`] of the tools it called, each once, in
+    /// [`PartCount::tool_rows`].
+    tools: std::ops::Range<u32>,
+}
+
+/// What one part of a file counts of its entries on its own, in whatever order the parts are
+/// read: every sum but those of the model calls, which it lists ([`PendingCall`]), their
+/// models and tools already found in rows of its own (where the names are read, on the
+/// worker that decoded them).
+struct PartCount<'o> {
+    /// The tool rows (results: calls and errors), the model rows (no calls counted), the
+    /// first and last times, the calls left out for want of a timestamp.
+    acc: Acc<'o>,
+    /// Calls come from observation records (crab), not from the messages.
+    observed: bool,
+    messages: Messages,
+    compactions: Compactions,
+    context_edits: ContextEdits,
+    offloaded: u64,
+    calls: Vec<PendingCall>,
+    tool_rows: Vec<u32>,
+}
+
+impl<'o> PartCount<'o> {
+    pub fn new(opts: &'o Options<'o>, observed: bool) -> Self {
+        PartCount {
+            acc: Acc::new(opts),
+            observed,
+            messages: Messages::default(),
+            compactions: Compactions::default(),
+            context_edits: ContextEdits::default(),
+            offloaded: 0,
+            calls: Vec::new(),
+            tool_rows: Vec::new(),
+        }
+    }
+
+    /// Count the entry at position `at` of the part.
+    pub fn entry(&mut self, at: u32, e: &crate::model::Entry<'_>) {
+        let acc = &mut self.acc;
+        acc.seen(e.timestamp.get());
+        if let Some(m) = &e.message {
+            self.messages.count(m.role);
+            self.compactions.provider += u64::from(m.blocks.server_compaction);
+            if !self.observed {
+                let ms = e.timestamp.get().or(m.timestamp.get());
+                if m.role == Role::Assistant && acc.admits(ms) {
+                    let from = self.tool_rows.len();
+                    for c in &m.tool_calls {
+                        self.tool_rows.push(acc.tool_row(c.name.as_deref().unwrap_or("?")) as u32);
+                    }
+                    let tools = &mut self.tool_rows[from..];
+                    tools.sort_unstable();
+                    let kept = dedup_len(tools);
+                    self.tool_rows.truncate(from + kept);
+                    self.calls.push(PendingCall {
+                        at,
+                        ms,
+                        model: acc.model_row(m.provider(), m.model()) as u32,
+                        usage: m.usage().copied(),
+                        tools: from as u32..(from + kept) as u32,
+                    });
+                }
+                // In crab, `tool_call` observations are the record of calls that ran.
+                let results = if m.tool_results.is_empty() || acc.admits(ms) { &m.tool_results[..] } else { &[] };
+                for r in results {
+                    let row = acc.tool(r.tool_name.as_deref().unwrap_or("?"));
+                    row.calls += 1;
+                    row.errors += u64::from(r.is_error);
+                    self.offloaded += u64::from(r.offloaded_path.is_some());
+                }
             }
         }
+        if let Some(c) = e.compaction() {
+            self.compactions.add(c.tokens_before, c.tokens_after);
+        }
+        if let Some(ce) = e.state().and_then(|st| st.context_edit.as_ref()) {
+            self.context_edits.passes += 1;
+            self.context_edits.elided += ce.elided.len() as u64;
+        }
+    }
+}
+
+/// Move the distinct elements of sorted `v` to its front; how many there are.
+fn dedup_len<T: PartialEq>(v: &mut [T]) -> usize {
+    let mut kept = 0;
+    for i in 0..v.len() {
+        if kept == 0 || v[i] != v[kept - 1] {
+            v.swap(kept, i);
+            kept += 1;
+        }
+    }
+    kept
+}
+
+/// Every statistic of a session that one pass over its entries gives: the sums of its parts
+/// ([`PartCount`]), placed in file order ([`Counter::place`]), whether the parts were counted
+/// as a load placed them ([`Detail::Counted`], [`Sink`]) or over a loaded
+/// session ([`SessionStats::counted`]).
+struct Counter<'o> {
+    acc: Acc<'o>,
+    messages: Messages,
+    usage: Tokens,
+    compactions: Compactions,
+    context_edits: ContextEdits,
+    offloaded: u64,
+    replies: Vec<Reply>,
+    /// The usage of the replies whose counts do not fit [`Reply::tokens`].
+    big: Vec<(Ix, Usage)>,
+    /// The tool rows of one call (its room reused from call to call).
+    tools: Vec<usize>,
+}
+
+impl<'o> Counter<'o> {
+    pub fn new(opts: &'o Options<'o>) -> Self {
+        Counter {
+            acc: Acc::new(opts),
+            messages: Messages::default(),
+            usage: Tokens::default(),
+            compactions: Compactions::default(),
+            context_edits: ContextEdits::default(),
+            offloaded: 0,
+            replies: Vec::new(),
+            big: Vec::new(),
+            tools: Vec::new(),
+        }
+    }
+
+    /// Add the next part of the file, whose first entry is at `offset`: its sums, then its
+    /// model calls, one by one.
+    pub fn place(&mut self, part: PartCount<'o>, offset: u32) {
+        let PartCount { acc: p, messages, compactions, context_edits, offloaded, calls, tool_rows, .. } = part;
+        self.messages.merge(&messages);
+        self.compactions.merge(&compactions);
+        self.context_edits.passes += context_edits.passes;
+        self.context_edits.elided += context_edits.elided;
+        self.offloaded += offloaded;
+        let acc = &mut self.acc;
+        // The part's rows, as rows of the file.
+        let tool_at: Vec<usize> = p
+            .tools
+            .iter()
+            .map(|t| {
+                let at = acc.tool_row(&t.tool);
+                acc.tools[at].calls += t.calls;
+                acc.tools[at].errors += t.errors;
+                at
+            })
+            .collect();
+        let model_at: Vec<usize> =
+            p.models.iter().map(|m| acc.model_row(m.provider.as_deref(), m.model.as_deref())).collect();
+        for t in [p.first, p.last].into_iter().flatten() {
+            acc.seen(Some(t));
+        }
+        acc.undated += p.undated;
+        for c in &calls {
+            let row = &p.models[c.model as usize];
+            let (provider, model) = (row.provider.as_deref(), row.model.as_deref());
+            let call = c.usage.as_ref().map(|u| Call::priced(u, provider, model, acc.opts.prices));
+            self.tools.clear();
+            let tools = &tool_rows[c.tools.start as usize..c.tools.end as usize];
+            self.tools.extend(tools.iter().map(|&t| tool_at[t as usize]));
+            let at = model_at[c.model as usize];
+            acc.count(&mut self.usage, c.ms, at, call.as_ref(), &self.tools);
+            self.replies.push(Reply::new(offset + c.at, at, call.as_ref(), &mut self.big));
+        }
+    }
+
+    /// Count the session's observation records, and make the statistics of `s`, whose every
+    /// entry was counted (the context estimate left unknown).
+    fn finish(self, s: &Session<'_>) -> SessionStats {
+        let Counter { mut acc, messages, mut usage, mut compactions, context_edits, offloaded, replies, big, .. } =
+            self;
+        let opts = acc.opts;
         let mut run_ids: Vec<&str> = Vec::new();
         for o in &s.observations {
             acc.seen(o.ts);
@@ -798,7 +988,8 @@ impl SessionStats {
                 "llm_call" if acc.admits(o.ts) => {
                     let (provider, model) = (o.provider.as_deref(), o.model.as_deref());
                     let call = o.usage.as_ref().map(|u| Call::observed(u, provider, model, opts.prices));
-                    acc.count(&mut usage, o.ts, provider, model, call.as_ref(), &[]);
+                    let row = acc.model_row(provider, model);
+                    acc.count(&mut usage, o.ts, row, call.as_ref(), &[]);
                 }
                 "tool_call" if acc.admits(o.ts) => {
                     let row = acc.tool(o.tool.as_deref().unwrap_or("?"));
@@ -833,7 +1024,7 @@ impl SessionStats {
         usage.settle();
         acc.settle();
         let leaves = s.tree.leaves().count() as u64;
-        let branch = branch(s, &usage, leaves, opts);
+        let branch = branch(s, (&replies, &big), &acc.models, &usage, leaves);
         let mut st = SessionStats {
             project: project(s),
             forked_from: s.header.as_ref().and_then(|h| h.origin.as_deref()).map(str::to_string),
@@ -866,6 +1057,86 @@ impl SessionStats {
         };
         sort_rows(&mut st.by_model, &mut st.tool_calls);
         st
+    }
+}
+
+/// How `stats` loads a session: counting each entry as its part is placed, beside the decode
+/// of the parts after it, and letting the messages go but for those the context estimate
+/// reads ([`Detail::Counted`]); where the format does not allow it, the entries are counted
+/// once the session is loaded.
+pub struct Counting<'o> {
+    opts: &'o Options<'o>,
+    whole: std::sync::Mutex<Counter<'o>>,
+}
+
+impl<'o> Counting<'o> {
+    pub fn new(opts: &'o Options<'o>) -> Self {
+        Counting { opts, whole: std::sync::Mutex::new(Counter::new(opts)) }
+    }
+
+    /// The statistics of `s`, loaded with these sinks.
+    pub fn stats(self, s: &Session<'_>) -> SessionStats {
+        let counter = self.whole.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if s.detail != Detail::Counted {
+            return SessionStats::of(s, self.opts);
+        }
+        // The context estimate walks the latest branch on its own: beside the rest.
+        let (mut st, context) = rayon::join(|| counter.finish(s), || context(s));
+        st.context = context;
+        st
+    }
+}
+
+/// It is the sinks to load with.
+impl<'a> crate::format::Sinks<'a> for Counting<'_> {
+    fn sink<'s>(&'s self) -> Box<dyn Sink<'a> + 's>
+    where
+        'a: 's,
+    {
+        Box::new(PartSink { whole: &self.whole, part: PartCount::new(self.opts, false) })
+    }
+}
+
+/// The [`Sink`] of one part of a load: its [`PartCount`], placed into the file's
+/// [`Counter`] (behind a lock taken once a part, by the thread that places the parts).
+struct PartSink<'w, 'o> {
+    whole: &'w std::sync::Mutex<Counter<'o>>,
+    part: PartCount<'o>,
+}
+
+impl<'a> Sink<'a> for PartSink<'_, '_> {
+    fn entry(&mut self, at: u32, e: &crate::model::Entry<'a>) {
+        self.part.entry(at, e);
+    }
+
+    fn place(self: Box<Self>, offset: u32) {
+        let mut whole = self.whole.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        whole.place(self.part, offset);
+    }
+}
+
+impl SessionStats {
+    /// Reduce a loaded session to its statistics.
+    pub fn of(s: &Session<'_>, opts: &Options<'_>) -> SessionStats {
+        // The context estimate walks the latest branch on its own: beside the counting.
+        let (mut st, context) = rayon::join(|| SessionStats::counted(s, opts), || context(s));
+        st.context = context;
+        st
+    }
+
+    /// Every statistic but the context estimate (left unknown): all a sub-agent's file adds
+    /// to its session's ([`SessionStats::add_subagents`] reads its usage).
+    pub fn counted(s: &Session<'_>, opts: &Options<'_>) -> SessionStats {
+        let mut part = PartCount::new(opts, s.observed);
+        for (i, e) in s.entries.iter().enumerate() {
+            if let Some(ahead) = prefetch::message_ahead(&s.entries, i) {
+                prefetch_names(ahead);
+            }
+            part.entry(i as u32, e);
+        }
+        let mut counter = Counter::new(opts);
+        counter.place(part, 0);
+        counter.finish(s)
     }
 }
 
@@ -907,20 +1178,42 @@ fn project(s: &Session<'_>) -> Option<String> {
     (up.file_name()? == "projects").then(|| dir.file_name().map(|n| n.to_string_lossy().into_owned())).flatten()
 }
 
-fn branch(s: &Session<'_>, file_usage: &Tokens, leaves: u64, opts: &Options<'_>) -> Branch {
+/// The `branch` scope: the messages on the path to the latest entry, by role, and the usage of
+/// the `replies` on it (every reply in the window, in file order; `models` names their
+/// provider and model).
+fn branch(
+    s: &Session<'_>,
+    (replies, big): (&[Reply], &[(Ix, Usage)]),
+    models: &[ModelRow],
+    file_usage: &Tokens,
+    leaves: u64,
+) -> Branch {
     let Some(tip) = s.tree.latest() else {
         return Branch { scope: "branch", leaf: Value::Null, entries: 0, messages: Messages::default(), usage: None };
     };
     let path = s.tree.path(tip);
     let mut messages = Messages::default();
     let mut usage = Tokens::default();
+    // The path is nearly always in file order, as the replies are: found by a cursor that
+    // moves forward, and by a search where the path goes back.
+    let mut next = 0;
+    let mut last = None;
     for &i in &path {
-        if let Some(m) = &s.entry(i).message {
-            messages.count(m.role);
-            if m.role == Role::Assistant && opts.admits(s.entry(i).timestamp.get().or(m.timestamp.get())) {
-                let call = m.usage().map(|u| Call::priced(u, m.provider(), m.model(), opts.prices));
-                usage.call(call.as_ref());
-            }
+        if let Some(b) = s.brief(i) {
+            messages.count(b.role);
+        }
+        if last.is_some_and(|l| i < l) {
+            next = replies.partition_point(|r| r.entry < i);
+        }
+        last = Some(i);
+        while replies.get(next).is_some_and(|r| r.entry < i) {
+            next += 1;
+        }
+        let Some(r) = replies.get(next).filter(|r| r.entry == i) else { continue };
+        let model = models[r.row()].model.as_deref();
+        match r.call(big) {
+            Some((u, cost)) => usage.call(Some(&Call { usage: &u, cost, model })),
+            None => usage.call(None),
         }
     }
     let usage = match s.observed {

@@ -179,7 +179,18 @@ impl Ctx {
         src: &'a Source,
         detail: crate::format::Detail,
     ) -> (Result<Session<'a>>, Vec<String>) {
-        let s = match Session::load_with(src, self.format(), detail, crate::format::Uses::Unlisted) {
+        self.load_reporting_counted(src, detail, None)
+    }
+
+    /// [`Ctx::load_reporting_with`], showing each entry to a sink of `sinks` when the load
+    /// is [`crate::format::Detail::Counted`] ([`Session::load_counted`]).
+    pub fn load_reporting_counted<'t, 'a: 't>(
+        &self,
+        src: &'a Source,
+        detail: crate::format::Detail,
+        sinks: Option<&'t dyn crate::format::Sinks<'a>>,
+    ) -> (Result<Session<'a>>, Vec<String>) {
+        let s = match Session::load_counted(src, self.format(), detail, crate::format::Uses::Unlisted, sinks) {
             Ok(s) => s,
             Err(e) => return (Err(e), Vec::new()),
         };

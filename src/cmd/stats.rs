@@ -20,7 +20,7 @@ use crate::render::{json, Palette};
 use crate::sanitize;
 use crate::session::Session;
 use crate::source::{ReadOptions, Source};
-use crate::stats::{ContextSource, Options, SessionStats, Tokens, Total};
+use crate::stats::{ContextSource, Counting, Options, SessionStats, Tokens, Total};
 use crate::time::{self, format_duration, format_minutes, End, Period};
 
 /// What became of one input.
@@ -149,12 +149,15 @@ fn load_one(ctx: &Ctx, f: &Input, opts: ReadOptions, report: &Options<'_>, alone
         }
     };
     let src = if alone { super::keep_until_exit(src) } else { &src };
-    // Each message counted as it is read, for the context estimate.
-    let (s, mut messages) = ctx.load_reporting_with(src, crate::format::Detail::Tallied);
+    // Each entry counted as its part is placed, and the messages let go but for those the
+    // context estimate reads; where the format does not allow it, each message counted for
+    // the estimate as it is read, and the entries counted once the load is done.
+    let counting = Counting::new(report);
+    let (s, mut messages) = ctx.load_reporting_counted(src, crate::format::Detail::Counted, Some(&counting));
     match s {
         Ok(s) => {
             tally.read(&s);
-            let mut stats = SessionStats::of(&s, report);
+            let mut stats = counting.stats(&s);
             subagents(ctx, &f.path, &s, opts, report, &mut stats, &mut messages);
             if alone {
                 super::release(s);

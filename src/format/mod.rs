@@ -33,7 +33,7 @@ use serde::de::IgnoredAny;
 use crate::content::Content;
 use crate::error::{Error, Result};
 use crate::finding::{Code, Finding};
-use crate::model::{Entry, Format, Header, Id, Kind, Message, Observation, ToolSide, ToolUse, OTHER_ROLE};
+use crate::model::{Brief, Entry, Format, Header, Id, Kind, Message, Observation, ToolSide, ToolUse, OTHER_ROLE};
 use crate::pairing::Pairer;
 use crate::source::{Line, Source};
 
@@ -98,6 +98,17 @@ pub enum Detail {
     /// only what the last compaction keeps, few of the messages of a file that compacts, and
     /// counts a message that was not counted from its line ([`crate::session::Session::tally`]).
     Tallied,
+    /// [`Detail::Tallied`], each entry shown with its message to the sink of its part
+    /// ([`Sink`]) as it is decoded, and then the message let go unless no compaction comes
+    /// after it in the file: the entries keep each message's role and whether it is sent
+    /// ([`Decoded::briefs`], [`Decoded::roles`]) and the hashes of its results' call ids
+    /// ([`Decoded::result_ids`]), and a view reads back any other message it needs
+    /// ([`crate::session::Session::message`]). For `stats`, which counts every message once
+    /// but reads whole only the few its context estimate sends: in a format whose messages
+    /// are their line's alone and whose calls are on its entries (no [`Decoder::fold`], not
+    /// [`Decoder::observed`]); [`Detail::kept_in`] the others is what
+    /// [`Detail::Tallied`] is.
+    Counted,
 }
 
 impl Detail {
@@ -111,19 +122,26 @@ impl Detail {
     /// counts the content of messages only for [`Detail::Tallied`].
     fn effort(self) -> Effort {
         match self {
-            Detail::Tallied => Effort::Measure,
+            Detail::Tallied | Detail::Counted => Effort::Measure,
             _ => Effort::Skim,
         }
     }
 
     /// What a load asked for `self` keeps of a `format` file: [`Detail::Shown`] is one of the
-    /// others, and [`Detail::Tallied`] is [`Detail::Full`] where the format does not count.
+    /// others, [`Detail::Tallied`] is [`Detail::Full`] where the format does not count, and
+    /// [`Detail::Counted`] is [`Detail::Tallied`]'s where the format does not allow it.
     pub fn kept_in(self, format: Format) -> Detail {
         let dec = decoder(format);
         match self {
             Detail::Shown if dec.line_messages => Detail::Index,
             Detail::Shown => Detail::Full,
             Detail::Tallied if dec.tally.is_none() || dec.fold.is_some() => Detail::Full,
+            Detail::Counted
+                if dec.line_messages && !dec.observed && Detail::Tallied.kept_in(format) == Detail::Tallied =>
+            {
+                Detail::Counted
+            }
+            Detail::Counted => Detail::Tallied.kept_in(format),
             d => d,
         }
     }
@@ -350,6 +368,38 @@ pub struct Decoded<'a> {
     /// [`NO_ROLE`] where the entry has no message or has kept it (a role of another name);
     /// else empty.
     pub roles: Vec<u8>,
+    /// With [`Detail::Counted`], each entry's message's [`Brief`] (`None`: no message); else
+    /// empty.
+    pub briefs: Vec<Option<Brief>>,
+    /// With [`Detail::Counted`], each tool result's entry and the hash of its call id
+    /// ([`call_id_hash`]), in file order: which messages may hold a result of a given call,
+    /// without reading back those let go; else empty.
+    pub result_ids: Vec<(u32, u32)>,
+}
+
+/// The hash of a tool call id noted in [`Decoded::result_ids`] (two ids may share one).
+pub fn call_id_hash(id: &str) -> u32 {
+    use std::hash::BuildHasher;
+    static STATE: std::sync::LazyLock<foldhash::fast::RandomState> = std::sync::LazyLock::new(Default::default);
+    STATE.hash_one(id) as u32
+}
+
+/// What a load asked for [`Detail::Counted`] shows each entry to, with its message, before
+/// it lets go of the message: one for each part of the file, made by the worker that decodes
+/// the part ([`Sinks`]) and shown the part's entries in order as they are decoded, then
+/// placed, in file order, on the thread that asked for the load.
+pub trait Sink<'a>: Send {
+    /// The entry at position `at` of the part.
+    fn entry(&mut self, at: u32, e: &Entry<'a>);
+    /// The part is placed: its first entry is at `offset` in the file.
+    fn place(self: Box<Self>, offset: u32);
+}
+
+/// Makes the [`Sink`] of each part.
+pub trait Sinks<'a>: Sync {
+    fn sink<'s>(&'s self) -> Box<dyn Sink<'a> + 's>
+    where
+        'a: 's;
 }
 
 /// In [`Decoded::roles`]: the entry has no message, or kept it.
@@ -391,6 +441,18 @@ impl<'a> Checked<'a> {
 
 /// Decode a whole source. `forced` skips detection.
 pub fn decode(source: &Source, forced: Option<Format>, detail: Detail, uses: Uses) -> Result<Decoded<'_>> {
+    decode_counted(source, forced, detail, uses, None)
+}
+
+/// [`decode`], showing each entry to a sink of `sinks` when the load is [`Detail::Counted`]
+/// (what `detail` is for the format: [`Detail::kept_in`]); no sink is made otherwise.
+pub fn decode_counted<'t, 'a: 't>(
+    source: &'a Source,
+    forced: Option<Format>,
+    detail: Detail,
+    uses: Uses,
+    sinks: Option<&'t dyn Sinks<'a>>,
+) -> Result<Decoded<'a>> {
     let format = match forced {
         Some(f) => f,
         None => detect(source)?,
@@ -422,6 +484,7 @@ pub fn decode(source: &Source, forced: Option<Format>, detail: Detail, uses: Use
             entries: Vec::with_capacity(guess),
             tools: Vec::with_capacity(guess),
             utf8: Utf8Run { end: chunk.end, ..Utf8Run::default() },
+            sink: sinks.filter(|_| part_detail == Detail::Counted).map(|s| s.sink()),
             ..Part::default()
         };
         for line in source.lines_in(chunk, 1) {
@@ -497,10 +560,18 @@ fn fold<'a>(
         // Hundreds of thousands of frees: on every worker.
         Detail::Index => d.entries.par_iter_mut().for_each(|e| e.message = None),
         Detail::Roles => d.roles = d.entries.par_iter_mut().map(take_role).collect(),
-        Detail::Full | Detail::Shown | Detail::Tallied => {}
+        Detail::Full | Detail::Shown | Detail::Tallied | Detail::Counted => {}
     }
     d.findings.sort_by_key(|f| (f.line.unwrap_or(0), f.code));
     d
+}
+
+/// Let go of the message of `e` ([`Detail::Counted`]), unless its role is not one of
+/// [`crate::model::ROLE_NAMES`] (kept whole, for its name).
+fn let_go(e: &mut Entry<'_>) {
+    if e.message.as_ref().is_some_and(|m| m.role_at != OTHER_ROLE) {
+        e.message = None;
+    }
 }
 
 /// Push onto a vector that usually holds one element, or none: the first push makes room
@@ -515,7 +586,7 @@ pub(crate) fn push_lean<T>(v: &mut Vec<T>, x: T) {
 /// Name each entry whose id is made up ([`made_up_id`]) after its line in the file, now that
 /// its part is placed (`lines` before it); with it its packed key, and the findings that name
 /// it (few: found by line, the entries being in line order).
-fn place_made_up_ids(p: &mut Part<'_>, lines: u32) {
+fn place_made_up_ids(p: &mut Part<'_, '_>, lines: u32) {
     for f in p.findings.iter_mut().filter(|f| f.id.is_some()) {
         let Some(line) = f.line else { continue };
         let Ok(i) = p.entries.binary_search_by_key(&line, |e| e.line) else { continue };
@@ -532,7 +603,7 @@ fn place_made_up_ids(p: &mut Part<'_>, lines: u32) {
 /// What one chunk of lines decoded to, with line numbers and entry positions local to the
 /// chunk until [`Merger::push`] shifts them.
 #[derive(Default)]
-struct Part<'a> {
+struct Part<'t, 'a> {
     /// The chunk's size in bytes.
     bytes: usize,
     detail: Detail,
@@ -560,8 +631,16 @@ struct Part<'a> {
     last_content: Option<(u32, bool)>,
     findings: Vec<Finding>,
     utf8: Utf8Run<'a>,
-    /// With [`Detail::Roles`], the role of each entry ([`Decoded::roles`]).
+    /// With [`Detail::Roles`] or [`Detail::Counted`], the role of each entry ([`Decoded::roles`]).
     roles: Vec<u8>,
+    /// With [`Detail::Counted`]: what each entry is shown to, each message's [`Brief`] and
+    /// results' call ids ([`Decoded::briefs`], [`Decoded::result_ids`]), the entries that
+    /// kept their messages since the part's last compaction, and whether it has one.
+    sink: Option<Box<dyn Sink<'a> + 't>>,
+    briefs: Vec<Option<Brief>>,
+    result_ids: Vec<(u32, u32)>,
+    kept: Vec<u32>,
+    compacted: bool,
 }
 
 /// The UTF-8 check of a chunk's lines, a run of lines at a time: one call of the validator
@@ -608,7 +687,7 @@ impl<'a> Utf8Run<'a> {
     }
 }
 
-impl<'a> Part<'a> {
+impl<'t, 'a> Part<'t, 'a> {
     fn add_line(&mut self, bytes: &'a [u8], line: &Line, dec: &Decoder) {
         self.lines += 1;
         let b = &bytes[line.span.clone()];
@@ -652,6 +731,29 @@ impl<'a> Part<'a> {
         }
     }
 
+    /// Show the entry about to be pushed to the sink, note its message's role, [`Brief`] and
+    /// results' call ids, and let go of the messages before it if it is a compaction
+    /// ([`Detail::Counted`]).
+    fn count(&mut self, e: &Entry<'a>) {
+        let at = self.entries.len() as u32;
+        if let Some(sink) = &mut self.sink {
+            sink.entry(at, e);
+        }
+        if e.kind == Kind::Compaction {
+            for j in self.kept.drain(..) {
+                let_go(&mut self.entries[j as usize]);
+            }
+            self.compacted = true;
+        }
+        self.briefs.push(e.message.as_ref().map(|m| m.brief()));
+        self.roles.push(e.message.as_ref().map_or(NO_ROLE, |m| m.role_at));
+        if let Some(m) = &e.message {
+            self.kept.push(at);
+            let ids = m.tool_results.iter().filter_map(|r| r.call_id.as_deref());
+            self.result_ids.extend(ids.map(|id| (at, call_id_hash(id))));
+        }
+    }
+
     fn add_record(&mut self, record: Record<'a>) {
         match record {
             Record::Header(h) => self.headers.push(*h),
@@ -672,6 +774,7 @@ impl<'a> Part<'a> {
                 match self.detail {
                     Detail::Index => e.message = None,
                     Detail::Roles => self.roles.push(take_role(&mut e)),
+                    Detail::Counted => self.count(&e),
                     Detail::Full | Detail::Shown | Detail::Tallied => {}
                 }
                 self.entries.push(e);
@@ -925,6 +1028,9 @@ pub(crate) fn hex_at(b: &[u8], at: usize) -> Option<u32> {
 /// torn-tail rule, and folds repeated warnings into one finding per kind of problem.
 struct Merger<'a> {
     d: Decoded<'a>,
+    /// With [`Detail::Counted`], the entries placed since the last compaction that kept
+    /// their messages.
+    kept: Vec<u32>,
     /// How many parts were pushed.
     parts: usize,
     /// Bytes in the whole input (to size the vectors).
@@ -953,6 +1059,7 @@ impl<'a> Merger<'a> {
         link: bool,
     ) -> Merger<'a> {
         Merger {
+            kept: Vec::new(),
             d: Decoded {
                 format,
                 header: None,
@@ -966,6 +1073,8 @@ impl<'a> Merger<'a> {
                 findings: Vec::new(),
                 checked: Checked::default(),
                 roles: Vec::new(),
+                briefs: Vec::new(),
+                result_ids: Vec::new(),
             },
             parts: 0,
             total,
@@ -983,7 +1092,7 @@ impl<'a> Merger<'a> {
     }
 
     /// Add the next part in file order.
-    fn push(&mut self, mut p: Part<'a>) {
+    fn push(&mut self, mut p: Part<'_, 'a>) {
         let lines = self.d.lines;
         place_made_up_ids(&mut p, lines);
         let d = &mut self.d;
@@ -1038,6 +1147,18 @@ impl<'a> Merger<'a> {
                     e.line += lines;
                     e
                 }));
+                d.briefs.extend(p.briefs);
+                d.result_ids.extend(p.result_ids.into_iter().map(|(e, h)| (e + entries, h)));
+                if p.compacted {
+                    // The messages before it are let go ([`Detail::Counted`]).
+                    for j in self.kept.drain(..) {
+                        let_go(&mut d.entries[j as usize]);
+                    }
+                }
+                self.kept.extend(p.kept.into_iter().map(|e| e + entries));
+                if let Some(sink) = p.sink {
+                    sink.place(entries);
+                }
                 let tools = p.tools.into_iter().map(|mut t| {
                     t.entry += entries;
                     t
