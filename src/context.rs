@@ -275,8 +275,11 @@ struct Walk<'s> {
     /// Whether results can be elided on this path, so that their stubs may need call names.
     names: bool,
     /// Where the tool calls of the messages pushed so far are, in order, to name the tool
-    /// of an elided result that does not say it: read only when such a stub is written.
-    calls: Vec<Calls>,
+    /// of an elided result that does not say it (read only when such a stub is written):
+    /// each message's entry, 4 bytes on a long branch, and the calls of those whose blocks
+    /// were decoded, by their place in `calls`.
+    calls: Vec<Ix>,
+    named: Vec<(usize, Vec<(String, String)>)>,
     compactions: Vec<Applied>,
 }
 
@@ -294,11 +297,14 @@ impl<'s> Walk<'s> {
             Decoded::Folded | Decoded::NotSent => (Vec::new(), None),
         };
         if self.names {
-            let named = blocks.iter().filter_map(|b| match b {
-                Block::ToolCall { id: Some(id), name, .. } => Some((id.clone(), name.clone())),
-                _ => None,
-            });
-            self.calls.push(if blocks.is_empty() { Calls::Indexed(ix) } else { Calls::Decoded(named.collect()) });
+            if !blocks.is_empty() {
+                let named = blocks.iter().filter_map(|b| match b {
+                    Block::ToolCall { id: Some(id), name, .. } => Some((id.clone(), name.clone())),
+                    _ => None,
+                });
+                self.named.push((self.calls.len(), named.collect()));
+            }
+            self.calls.push(ix);
         }
         let seq = self.alive.len();
         if let Some(holders) = &mut self.holders {
@@ -467,7 +473,7 @@ impl<'s> Walk<'s> {
                 let tool = match &r.tool_name {
                     Some(t) => t.clone(),
                     None => names
-                        .get_or_insert_with(|| call_names(&self.calls, s))
+                        .get_or_insert_with(|| call_names(&self.calls, &self.named, s))
                         .get(id)
                         .map_or_else(|| "tool".into(), |n| n.to_string()),
                 };
@@ -632,27 +638,22 @@ fn raw_value(r: &serde_json::value::RawValue) -> Value {
     serde_json::from_str(r.get()).unwrap_or(Value::Null)
 }
 
-/// The tool calls of a message the walk pushed: named from its decoded blocks, or from the
-/// index when it was not decoded.
-enum Calls {
-    Decoded(Vec<(String, String)>),
-    Indexed(Ix),
-}
-
-/// Tool call id -> tool name over the messages pushed, the last one winning.
-fn call_names(calls: &[Calls], s: &Session<'_>) -> HashMap<String, String> {
+/// Tool call id -> tool name over the messages pushed (`calls`), the last one winning: named
+/// from the decoded blocks of those `named` gives (by their place in `calls`), else from the
+/// index (a message let go by the load is read back).
+fn call_names(calls: &[Ix], named: &[(usize, Vec<(String, String)>)], s: &Session<'_>) -> HashMap<String, String> {
     let mut names = HashMap::default();
-    for c in calls {
-        match c {
-            Calls::Decoded(named) => names.extend(named.iter().cloned()),
-            Calls::Indexed(ix) => {
-                let Some(m) = s.message(*ix) else { continue };
-                // As its blocks name them: a call without a name is named "".
-                for c in &m.tool_calls {
-                    if let Some(id) = &c.id {
-                        names.insert(id.to_string(), c.name.as_deref().unwrap_or("").to_string());
-                    }
-                }
+    let mut named = named.iter().peekable();
+    for (k, &ix) in calls.iter().enumerate() {
+        if let Some((_, decoded)) = named.next_if(|(at, _)| *at == k) {
+            names.extend(decoded.iter().cloned());
+            continue;
+        }
+        let Some(m) = s.message(ix) else { continue };
+        // As its blocks name them: a call without a name is named "".
+        for c in &m.tool_calls {
+            if let Some(id) = &c.id {
+                names.insert(id.to_string(), c.name.as_deref().unwrap_or("").to_string());
             }
         }
     }

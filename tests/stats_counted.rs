@@ -146,3 +146,35 @@ fn generated_sessions_cut_into_parts_count_the_same_either_way() {
         assert!(read_back > 3, "{read_back} messages of the latest context were let go");
     }
 }
+
+/// An elided result that does not name its tool is named after its call, in a message the
+/// load let go (before the compaction that keeps the result) and read back for it.
+#[test]
+fn an_elided_result_is_named_after_a_call_the_load_let_go() {
+    let lines = [
+        r#"{"kind":"session","version":1,"id":"s-named","timestamp":"2026-11-03T10:00:00.000Z","cwd":"/tmp/named"}"#,
+        r#"{"kind":"message","id":"u1","parentId":null,"timestamp":"2026-11-03T10:00:01.000Z","message":{"role":"user","content":"find x"}}"#,
+        r#"{"kind":"message","id":"a1","parentId":"u1","timestamp":"2026-11-03T10:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"call_x","name":"search","arguments":{"q":"x"}}],"stopReason":"toolUse"}}"#,
+        r#"{"kind":"message","id":"r1","parentId":"a1","timestamp":"2026-11-03T10:00:03.000Z","message":{"role":"toolResult","toolCallId":"call_x","content":[{"type":"text","text":"hit"}],"isError":false}}"#,
+        r#"{"kind":"message","id":"a2","parentId":"r1","timestamp":"2026-11-03T10:00:04.000Z","message":{"role":"assistant","content":[{"type":"text","text":"found"}],"stopReason":"stop"}}"#,
+        r#"{"kind":"state","id":"st","parentId":"a2","timestamp":"2026-11-03T10:00:05.000Z","contextEdit":{"elided":["call_x"]}}"#,
+        r#"{"kind":"message","id":"u2","parentId":"st","timestamp":"2026-11-03T10:00:06.000Z","message":{"role":"user","content":"go on"}}"#,
+        r#"{"kind":"compaction","id":"cmp","parentId":"u2","timestamp":"2026-11-03T10:00:07.000Z","summary":"Looked for x.","upToId":"a1"}"#,
+        r#"{"kind":"message","id":"a3","parentId":"cmp","timestamp":"2026-11-03T10:00:08.000Z","message":{"role":"assistant","content":[{"type":"text","text":"done"}],"stopReason":"stop"}}"#,
+    ];
+    let src = Source::from_bytes("named.jsonl", (lines.join("\n") + "\n").into_bytes()).unwrap();
+    let opts = options(None);
+    let counting = Counting::new(&opts);
+    let s = Session::load_counted(&src, None, Detail::Counted, Uses::Unlisted, Some(&counting)).unwrap();
+    assert_eq!(s.detail, Detail::Counted);
+    let (a1, r1) = (s.find("a1").unwrap(), s.find("r1").unwrap());
+    assert!(s.entry(a1).message.is_none() && s.entry(r1).message.is_none(), "let go before the compaction");
+    let got = context::materialize(&s, s.find("a3").unwrap()).unwrap();
+    let blocks = format!("{:?}", got.messages);
+    assert!(blocks.contains(r#"the \"search\" result (3 characters) was elided"#), "{blocks}");
+    let full = Session::load_with(&src, None, Detail::Full, Uses::Unlisted).unwrap();
+    let want = context::materialize(&full, full.find("a3").unwrap()).unwrap();
+    assert_eq!(serde_json::to_string(&got).unwrap(), serde_json::to_string(&want).unwrap());
+    assert_eq!(blocks, format!("{:?}", want.messages));
+    assert!(compare_all("named.jsonl", &src));
+}

@@ -106,8 +106,7 @@ pub enum Detail {
     /// ([`crate::session::Session::message`]). For `stats`, which counts every message once
     /// but reads whole only the few its context estimate sends: in a format whose messages
     /// are their line's alone and whose calls are on its entries (no [`Decoder::fold`], not
-    /// [`Decoder::observed`]); [`Detail::kept_in`] the others is what
-    /// [`Detail::Tallied`] is.
+    /// [`Decoder::observed`]); in the others, what [`Detail::Tallied`] is ([`Detail::kept_in`]).
     Counted,
 }
 
@@ -364,9 +363,10 @@ pub struct Decoded<'a> {
     pub findings: Vec<Finding>,
     /// The text of the lines checked as UTF-8 by the decode, for views that read a line again.
     pub checked: Checked<'a>,
-    /// With [`Detail::Roles`], each entry's role as its place in [`ROLE_NAMES`], or
-    /// [`NO_ROLE`] where the entry has no message or has kept it (a role of another name);
-    /// else empty.
+    /// With [`Detail::Roles`] or [`Detail::Counted`], each entry's role as its place in
+    /// [`ROLE_NAMES`], or [`NO_ROLE`] where the entry has no message or has kept it (a role of
+    /// another name; with [`Detail::Counted`], the role of a message still kept is noted
+    /// too); else empty.
     pub roles: Vec<u8>,
     /// With [`Detail::Counted`], each entry's message's [`Brief`] (`None`: no message); else
     /// empty.
