@@ -1060,10 +1060,10 @@ impl<'o> Counter<'o> {
     }
 }
 
-/// How `stats` loads a session: counting each entry as its part is placed, beside the decode
-/// of the parts after it, and letting the messages go but for those the context estimate
-/// reads ([`Detail::Counted`]); where the format does not allow it, the entries are counted
-/// once the session is loaded.
+/// How `stats` loads a session: counting each entry as the worker that decodes its part reads
+/// it, the parts' sums placed in file order, and letting the messages go but for those the
+/// context estimate reads ([`Detail::Counted`]); where the format does not allow it, the
+/// entries are counted once the session is loaded.
 pub struct Counting<'o> {
     opts: &'o Options<'o>,
     whole: std::sync::Mutex<Counter<'o>>,
@@ -1195,7 +1195,8 @@ fn branch(
     let mut messages = Messages::default();
     let mut usage = Tokens::default();
     // The path is nearly always in file order, as the replies are: found by a cursor that
-    // moves forward, and by a search where the path goes back.
+    // moves forward a few replies at a time, and by a search where it would move further or
+    // the path goes back (a file whose parents come after their children).
     let mut next = 0;
     let mut last = None;
     for &i in &path {
@@ -1206,8 +1207,13 @@ fn branch(
             next = replies.partition_point(|r| r.entry < i);
         }
         last = Some(i);
+        let mut steps = 0;
         while replies.get(next).is_some_and(|r| r.entry < i) {
             next += 1;
+            steps += 1;
+            if steps == 8 {
+                next += replies[next..].partition_point(|r| r.entry < i);
+            }
         }
         let Some(r) = replies.get(next).filter(|r| r.entry == i) else { continue };
         let model = models[r.row()].model.as_deref();

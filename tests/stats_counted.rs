@@ -178,3 +178,39 @@ fn an_elided_result_is_named_after_a_call_the_load_let_go() {
     assert_eq!(blocks, format!("{:?}", want.messages));
     assert!(compare_all("named.jsonl", &src));
 }
+
+/// A branch whose entries are not in file order (each parent written after its child): the
+/// branch's usage finds each reply on it all the same.
+#[test]
+fn a_branch_out_of_file_order_counts_its_replies() {
+    let reply = |id: &str, parent: &str, input: u32| {
+        format!(
+            r#"{{"kind":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-11-03T10:00:0{input}.000Z","message":{{"role":"assistant","content":[{{"type":"text","text":"ok"}}],"provider":"anthropic","model":"claude-haiku-5-5","usage":{{"input":{input},"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":{},"cost":{{"total":0.00{input}}}}},"stopReason":"stop"}}}}"#,
+            input + 1
+        )
+    };
+    let prompt = |id: &str, parent: Option<&str>| {
+        let parent = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
+        format!(
+            r#"{{"kind":"message","id":"{id}","parentId":{parent},"timestamp":"2026-11-03T10:00:00.000Z","message":{{"role":"user","content":"go"}}}}"#
+        )
+    };
+    let lines = [
+        r#"{"kind":"session","version":1,"id":"s-order","timestamp":"2026-11-03T10:00:00.000Z","cwd":"/tmp/order"}"#
+            .to_string(),
+        reply("a1", "u1", 3),
+        reply("a2", "u2", 5),
+        reply("x1", "u1", 7),
+        prompt("u1", None),
+        prompt("u2", Some("a1")),
+        prompt("u3", Some("a2")),
+    ];
+    let src = Source::from_bytes("order.jsonl", (lines.join("\n") + "\n").into_bytes()).unwrap();
+    assert!(compare_all("order.jsonl", &src));
+    let opts = options(None);
+    let counting = Counting::new(&opts);
+    let s = Session::load_counted(&src, None, Detail::Counted, Uses::Unlisted, Some(&counting)).unwrap();
+    let st = counting.stats(&s);
+    let usage = st.branch.usage.expect("a branch's usage");
+    assert_eq!((usage.calls, usage.input), (2, 8), "a1 and a2 are on the branch, x1 is not");
+}
