@@ -255,7 +255,7 @@ struct Walk<'s> {
     /// the first) and before the second.
     withheld: Vec<(Option<usize>, usize)>,
     /// The call ids a pass may look for (`afterFirstElided`).
-    tracked: Ids<'s>,
+    tracked: HashSet<&'s str>,
     /// The entries let go by the load whose messages may hold a result of a tracked call
     /// ([`Session::results_hashed`]): the others need not be read back to know they hold none.
     maybe: Vec<Ix>,
@@ -380,7 +380,7 @@ impl<'s> Walk<'s> {
     /// looked through from its start, where an elided result usually is; once that has cost
     /// more than [`SCAN_BUDGET`] (passes that find nothing, or find it late, over a long
     /// list), the messages are indexed by the tracked results they hold instead, each once.
-    fn withhold_after_first_elided(&mut self, s: &'s Session<'_>, pass: &Ids<'_>) {
+    fn withhold_after_first_elided(&mut self, s: &'s Session<'_>, pass: &HashSet<&str>) {
         if self.holders.is_none() && self.scanned > SCAN_BUDGET * (self.alive.len() + 1024) {
             let mut holders = HashMap::default();
             for m in self.list.iter().filter(|m| self.alive[m.seq]) {
@@ -393,7 +393,7 @@ impl<'s> Walk<'s> {
         let first = match &mut self.holders {
             Some(holders) => {
                 let mut first = None;
-                for &id in &pass.ids {
+                for &id in pass {
                     let Some((seqs, folded)) = holders.get_mut(id) else { continue };
                     // Folded messages never come back: each is skipped once.
                     while seqs.get(*folded).is_some_and(|&q| !self.alive[q]) {
@@ -407,7 +407,7 @@ impl<'s> Walk<'s> {
             }
             None => {
                 let maybe = &self.maybe;
-                let touches = |m: &Sent| m.ix.is_some_and(|i| !pass.held_by(s, i, maybe).is_empty());
+                let touches = |m: &Sent| m.ix.is_some_and(|i| !held_by(s, i, pass, maybe).is_empty());
                 let mut first = None;
                 for m in self.list.iter().filter(|m| self.alive[m.seq]) {
                     self.scanned += 1;
@@ -557,33 +557,25 @@ const SCAN_BUDGET: usize = 4;
 /// Note that the message `seq` (entry `ix`) holds the results of its that are `tracked`.
 fn hold<'s>(
     holders: &mut HashMap<&'s str, (Vec<usize>, usize)>,
-    (tracked, maybe): (&Ids<'s>, &[Ix]),
+    (tracked, maybe): (&HashSet<&'s str>, &[Ix]),
     s: &Session<'_>,
     ix: Ix,
     seq: usize,
 ) {
-    for c in tracked.held_by(s, ix, maybe) {
+    for c in held_by(s, ix, tracked, maybe) {
         holders.entry(c).or_default().0.push(seq);
     }
 }
 
-/// A set of tool call ids.
-#[derive(Default, Clone)]
-struct Ids<'k> {
-    ids: HashSet<&'k str>,
-}
-
-impl<'k> Ids<'k> {
-    /// The ids of the set that results of entry `ix`'s message answer, in the message's order.
-    /// A message the load let go is read back only when it is in `maybe` (sorted): the
-    /// entries let go that may hold a result of one of the ids ([`Session::results_hashed`]).
-    fn held_by(&self, s: &Session<'_>, ix: Ix, maybe: &[Ix]) -> Vec<&'k str> {
-        if s.entry(ix).message.is_none() && maybe.binary_search(&ix).is_err() {
-            return Vec::new();
-        }
-        let Some(m) = s.message(ix) else { return Vec::new() };
-        m.tool_results.iter().filter_map(|r| r.call_id.as_deref()).filter_map(|c| self.ids.get(c).copied()).collect()
+/// The call ids of `ids` that results of entry `ix`'s message answer, in the message's order.
+/// A message the load let go is read back only when it is in `maybe` (sorted): the entries
+/// let go that may hold a result of one of the ids ([`Session::results_hashed`]).
+fn held_by<'k>(s: &Session<'_>, ix: Ix, ids: &HashSet<&'k str>, maybe: &[Ix]) -> Vec<&'k str> {
+    if s.entry(ix).message.is_none() && maybe.binary_search(&ix).is_err() {
+        return Vec::new();
     }
+    let Some(m) = s.message(ix) else { return Vec::new() };
+    m.tool_results.iter().filter_map(|r| r.call_id.as_deref()).filter_map(|c| ids.get(c).copied()).collect()
 }
 
 /// Mark an assistant message's thinking as not replayed (only when it has some).
@@ -740,7 +732,7 @@ fn arcturn<'s>(s: &'s Session<'_>, leaf: Ix, w: &mut Walk<'s>, skip: Skip, mode:
         // Such a pass looks for the first message holding a result it elides.
         let hashes: HashSet<u32> = elided.iter().map(|id| crate::format::call_id_hash(id)).collect();
         w.maybe = s.results_hashed(|h| hashes.contains(&h));
-        w.tracked = Ids { ids: elided.clone() };
+        w.tracked = elided.clone();
     }
     let holds_elided = |m: &Message<'_>| {
         !elided.is_empty() && m.tool_results.iter().any(|r| r.call_id.as_deref().is_some_and(|c| elided.contains(c)))
@@ -781,7 +773,7 @@ fn arcturn<'s>(s: &'s Session<'_>, leaf: Ix, w: &mut Walk<'s>, skip: Skip, mode:
                     w.model = Some(raw_value(t));
                 }
                 if let Some(ce) = &st.context_edit {
-                    let pass = Ids { ids: ce.elided.iter().map(|c| c.as_ref()).collect() };
+                    let pass: HashSet<&str> = ce.elided.iter().map(|c| c.as_ref()).collect();
                     w.add_to_ledger(ce.elided.iter().map(|c| c.to_string()));
                     match ce.withhold_thinking.as_deref() {
                         Some("all") => w.withhold_all(),
