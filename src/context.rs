@@ -151,6 +151,11 @@ pub struct Recorded {
 /// last `llm_call` (prompt + completion) unless a compaction with a known size came after it.
 /// It counts what the estimate cannot see: the system prompt and the tool definitions.
 pub fn recorded(s: &Session<'_>, leaf: Ix) -> Option<Recorded> {
+    recorded_on(s, &s.tree.path(leaf))
+}
+
+/// [`recorded`] on the root-first `path` to the leaf, already made.
+pub fn recorded_on(s: &Session<'_>, path: &[Ix]) -> Option<Recorded> {
     if s.observed {
         let o = s.observations.iter().rev().find(|o| match o.tag.as_ref() {
             "llm_call" => o.usage.is_some(),
@@ -169,7 +174,6 @@ pub fn recorded(s: &Session<'_>, leaf: Ix) -> Option<Recorded> {
             _ => Recorded { source: RecordedSource::Compaction, tokens: o.tokens_after, entry: None, line: o.line },
         });
     }
-    let path = s.tree.path(leaf);
     let cut = path.iter().rposition(|&i| s.entry(i).kind == Kind::Compaction);
     let after = cut.map_or(0, |c| c + 1);
     path[after..].iter().rev().find_map(|&i| {
@@ -185,7 +189,7 @@ pub fn recorded(s: &Session<'_>, leaf: Ix) -> Option<Recorded> {
 }
 
 pub fn materialize(s: &Session<'_>, leaf: Ix) -> Result<Context> {
-    materialize_with(s, leaf, Skip::Folded, Mode::Blocks)
+    materialize_with(s, &s.tree.path(leaf), Skip::Folded, Mode::Blocks)
 }
 
 /// [`materialize`]'s `estimated_tokens`, with the messages counted from their lines where
@@ -193,7 +197,13 @@ pub fn materialize(s: &Session<'_>, leaf: Ix) -> Result<Context> {
 /// result may be elided (a context edit on it, a crab shed event before the leaf), the stubs
 /// need the blocks, and every message is decoded as `materialize` does.
 pub fn estimate(s: &Session<'_>, leaf: Ix) -> Result<u64> {
-    materialize_with(s, leaf, Skip::Folded, Mode::Count).map(|c| c.estimated_tokens)
+    estimate_on(s, &s.tree.path(leaf))
+}
+
+/// [`estimate`] on the root-first `path` to the leaf, already made (`stats` makes one path
+/// for its branch and its context).
+pub fn estimate_on(s: &Session<'_>, path: &[Ix]) -> Result<u64> {
+    materialize_with(s, path, Skip::Folded, Mode::Count).map(|c| c.estimated_tokens)
 }
 
 /// What the walk gets of each message it sends.
@@ -213,12 +223,16 @@ enum Skip {
     Nothing,
 }
 
-fn materialize_with(s: &Session<'_>, leaf: Ix, skip: Skip, mode: Mode) -> Result<Context> {
+/// The context at the end of the root-first `path`.
+fn materialize_with(s: &Session<'_>, path: &[Ix], skip: Skip, mode: Mode) -> Result<Context> {
     let mut w = Walk::default();
+    let Some(&leaf) = path.last() else {
+        return Err(crate::error::Error::Usage("no entry to show the context at".into()));
+    };
     if s.observed {
-        crab(s, leaf, &mut w, mode)?;
+        crab(s, path, &mut w, mode)?;
     } else {
-        arcturn(s, leaf, &mut w, skip, mode)?;
+        arcturn(s, path, &mut w, skip, mode)?;
     }
     Ok(w.finish(s, leaf))
 }
@@ -684,6 +698,12 @@ fn decode_path(s: &Session<'_>, path: &[Ix], mode: impl Fn(&Message<'_>) -> Mode
 /// Where `j` is on the root-first `path`, if it is on it: its depth, where the path is at
 /// that depth.
 fn position(s: &Session<'_>, path: &[Ix], j: Ix) -> Option<usize> {
+    // A path is nearly always in file order: a search finds `j` without the depths (which
+    // a view that only walks up need not hold). An entry is at most once on a path, so a
+    // place found holding `j` is its place, sorted or not.
+    if let Ok(d) = path.binary_search(&j) {
+        return Some(d);
+    }
     let d = s.tree.depth(j) as usize;
     (path.get(d) == Some(&j)).then_some(d)
 }
@@ -717,9 +737,8 @@ fn first_sent(s: &Session<'_>, path: &[Ix]) -> usize {
     }
 }
 
-fn arcturn<'s>(s: &'s Session<'_>, leaf: Ix, w: &mut Walk<'s>, skip: Skip, mode: Mode) -> Result<()> {
-    let path = s.tree.path(leaf);
-    let from = if skip == Skip::Folded { first_sent(s, &path) } else { 0 };
+fn arcturn<'s>(s: &'s Session<'_>, path: &[Ix], w: &mut Walk<'s>, skip: Skip, mode: Mode) -> Result<()> {
+    let from = if skip == Skip::Folded { first_sent(s, path) } else { 0 };
     // The ledger of elided results (the only reader of call names) is filled by context
     // edits: without one on the path, no name is kept.
     let edits: Vec<_> = path.iter().filter_map(|&i| s.entry(i).state()?.context_edit.as_ref()).collect();
@@ -749,7 +768,7 @@ fn arcturn<'s>(s: &'s Session<'_>, leaf: Ix, w: &mut Walk<'s>, skip: Skip, mode:
             Kind::Compaction => {
                 let text = e.compaction().and_then(|c| c.summary.as_ref());
                 let c = e.compaction().cloned().unwrap_or_default();
-                let keep_from = keep_from(s, &c, &path, p);
+                let keep_from = keep_from(s, &c, path, p);
                 w.compactions.push(Applied {
                     entry_id: Some(e.id.to_owned_id()),
                     line: e.line,
@@ -790,10 +809,10 @@ fn arcturn<'s>(s: &'s Session<'_>, leaf: Ix, w: &mut Walk<'s>, skip: Skip, mode:
     Ok(())
 }
 
-fn crab<'s>(s: &'s Session<'_>, leaf: Ix, w: &mut Walk<'s>, mode: Mode) -> Result<()> {
+fn crab<'s>(s: &'s Session<'_>, path: &[Ix], w: &mut Walk<'s>, mode: Mode) -> Result<()> {
     w.shed = true;
     w.names = true;
-    let path = s.tree.path(leaf);
+    let Some(&leaf) = path.last() else { return Ok(()) };
     let on_path: HashSet<Ix> = path.iter().copied().collect();
     // Events up to the next message record after the leaf belong to the leaf's context.
     let limit = s.entries.get(leaf as usize + 1).map(|e| e.line).unwrap_or(u32::MAX);
@@ -827,7 +846,7 @@ fn crab<'s>(s: &'s Session<'_>, leaf: Ix, w: &mut Walk<'s>, mode: Mode) -> Resul
             });
         }
     };
-    for (&ix, blocks) in path.iter().zip(decode_path(s, &path, |_| mode)) {
+    for (&ix, blocks) in path.iter().zip(decode_path(s, path, |_| mode)) {
         let line = s.entry(ix).line;
         apply_until(w, line);
         w.push_message(s, ix, line as usize, blocks)?;
@@ -863,16 +882,16 @@ mod skip_tests {
                 let Ok(s) = Session::load(&src, None) else { continue };
                 files += 1;
                 for leaf in s.tree.leaves() {
-                    let fast = materialize_with(&s, leaf, Skip::Folded, Mode::Blocks)
+                    let path = s.tree.path(leaf);
+                    let fast = materialize_with(&s, &path, Skip::Folded, Mode::Blocks)
                         .map(|c| serde_json::to_value(c).unwrap());
-                    let full = materialize_with(&s, leaf, Skip::Nothing, Mode::Blocks)
+                    let full = materialize_with(&s, &path, Skip::Nothing, Mode::Blocks)
                         .map(|c| serde_json::to_value(c).unwrap());
                     match (fast, full) {
                         (Ok(a), Ok(b)) => assert_eq!(a, b, "{}: leaf {leaf}", p.display()),
                         (a, b) => assert_eq!(a.is_ok(), b.is_ok(), "{}: leaf {leaf}", p.display()),
                     }
                     if !s.observed {
-                        let path = s.tree.path(leaf);
                         folded += usize::from(first_sent(&s, &path) > 0);
                     }
                 }

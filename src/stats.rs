@@ -974,7 +974,8 @@ impl<'o> Counter<'o> {
 
     /// Count the session's observation records, and make the statistics of `s`, whose every
     /// entry was counted (the context estimate left unknown).
-    fn finish(self, s: &Session<'_>) -> SessionStats {
+    /// `path`: the root-first path to the latest entry ([`latest_path`]).
+    fn finish(self, s: &Session<'_>, path: &[Ix]) -> SessionStats {
         let Counter { mut acc, messages, mut usage, mut compactions, context_edits, offloaded, replies, big, .. } =
             self;
         let opts = acc.opts;
@@ -1024,7 +1025,7 @@ impl<'o> Counter<'o> {
         usage.settle();
         acc.settle();
         let leaves = s.tree.leaves().count() as u64;
-        let branch = branch(s, (&replies, &big), &acc.models, &usage, leaves);
+        let branch = branch(s, path, (&replies, &big), &acc.models, &usage, leaves);
         let mut st = SessionStats {
             project: project(s),
             forked_from: s.header.as_ref().and_then(|h| h.origin.as_deref()).map(str::to_string),
@@ -1080,8 +1081,10 @@ impl<'o> Counting<'o> {
         if s.detail != Detail::Counted {
             return SessionStats::of(s, self.opts);
         }
-        // The context estimate walks the latest branch on its own: beside the rest.
-        let (mut st, context) = rayon::join(|| counter.finish(s), || context(s));
+        // The context estimate walks the latest branch on its own: beside the rest, on the
+        // one path both read.
+        let path = latest_path(s);
+        let (mut st, context) = rayon::join(|| counter.finish(s, &path), || context(s, &path));
         st.context = context;
         st
     }
@@ -1118,8 +1121,10 @@ impl<'a> Sink<'a> for PartSink<'_, '_> {
 impl SessionStats {
     /// Reduce a loaded session to its statistics.
     pub fn of(s: &Session<'_>, opts: &Options<'_>) -> SessionStats {
-        // The context estimate walks the latest branch on its own: beside the counting.
-        let (mut st, context) = rayon::join(|| SessionStats::counted(s, opts), || context(s));
+        // The context estimate walks the latest branch on its own: beside the counting, on
+        // the one path both read.
+        let path = latest_path(s);
+        let (mut st, context) = rayon::join(|| SessionStats::counted_on(s, opts, &path), || context(s, &path));
         st.context = context;
         st
     }
@@ -1127,6 +1132,11 @@ impl SessionStats {
     /// Every statistic but the context estimate (left unknown): all a sub-agent's file adds
     /// to its session's ([`SessionStats::add_subagents`] reads its usage).
     pub fn counted(s: &Session<'_>, opts: &Options<'_>) -> SessionStats {
+        SessionStats::counted_on(s, opts, &latest_path(s))
+    }
+
+    /// [`SessionStats::counted`], the latest branch's `path` already made.
+    fn counted_on(s: &Session<'_>, opts: &Options<'_>, path: &[Ix]) -> SessionStats {
         let mut part = PartCount::new(opts, s.observed);
         for (i, e) in s.entries.iter().enumerate() {
             if let Some(ahead) = prefetch::message_ahead(&s.entries, i) {
@@ -1136,7 +1146,7 @@ impl SessionStats {
         }
         let mut counter = Counter::new(opts);
         counter.place(part, 0);
-        counter.finish(s)
+        counter.finish(s, path)
     }
 }
 
@@ -1181,17 +1191,22 @@ fn project(s: &Session<'_>) -> Option<String> {
 /// The `branch` scope: the messages on the path to the latest entry, by role, and the usage of
 /// the `replies` on it (every reply in the window, in file order; `models` names their
 /// provider and model).
+/// The root-first path to the latest entry (empty for a session without entries).
+fn latest_path(s: &Session<'_>) -> Vec<Ix> {
+    s.tree.latest().map(|tip| s.tree.path(tip)).unwrap_or_default()
+}
+
 fn branch(
     s: &Session<'_>,
+    path: &[Ix],
     (replies, big): (&[Reply], &[(Ix, Usage)]),
     models: &[ModelRow],
     file_usage: &Tokens,
     leaves: u64,
 ) -> Branch {
-    let Some(tip) = s.tree.latest() else {
+    let Some(&tip) = path.last() else {
         return Branch { scope: "branch", leaf: Value::Null, entries: 0, messages: Messages::default(), usage: None };
     };
-    let path = s.tree.path(tip);
     let mut messages = Messages::default();
     let mut usage = Tokens::default();
     // The path is nearly always in file order, as the replies are: found by a cursor that
@@ -1199,7 +1214,7 @@ fn branch(
     // the path goes back (a file whose parents come after their children).
     let mut next = 0;
     let mut last = None;
-    for &i in &path {
+    for &i in path {
         if let Some(b) = s.brief(i) {
             messages.count(b.role);
         }
@@ -1231,15 +1246,16 @@ fn branch(
     Branch { scope: "branch", leaf: s.entry(tip).id.to_json(), entries: path.len() as u64, messages, usage }
 }
 
-/// The context at the tip: the recorded size of the last model call beside the `context`
-/// command's estimate at the same leaf (one estimator for both views: [`crate::context`]).
-pub fn context(s: &Session<'_>) -> Context {
+/// The context at the tip, the end of the root-first `path` ([`latest_path`]): the recorded
+/// size of the last model call beside the `context` command's estimate at the same leaf (one
+/// estimator for both views: [`crate::context`]).
+pub fn context(s: &Session<'_>, path: &[Ix]) -> Context {
     let none = Context::none();
     // No entries: nothing is sent, as `context` says (0, not unknown).
-    let Some(tip) = s.tree.latest() else { return Context { estimated_tokens: Some(0), ..none } };
+    let Some(&tip) = path.last() else { return Context { estimated_tokens: Some(0), ..none } };
     // A message whose content cannot be decoded leaves the estimate unknown, never 0.
-    let estimated = crate::context::estimate(s, tip).ok();
-    match crate::context::recorded(s, tip) {
+    let estimated = crate::context::estimate_on(s, path).ok();
+    match crate::context::recorded_on(s, path) {
         Some(r) => Context {
             scope: "context",
             source: match r.source {

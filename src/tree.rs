@@ -39,16 +39,22 @@ pub struct Tree {
     /// The parent each entry is shown under ([`NO_PARENT`] for every kind of root): 4 bytes
     /// an entry, where an `Option` takes 8.
     parent: Vec<Ix>,
-    /// Children, all lists packed in one array (CSR), each list in file order.
-    child_start: Vec<u32>,
-    children: Vec<Ix>,
-    depth: Vec<u32>,
+    /// Which entries have children, a bit each: the leaves without the children's lists.
+    has_child: Vec<u64>,
+    /// The greatest depth, worked out while building (the depths are let go).
+    max_depth: u32,
     roots: Vec<(Ix, RootReason)>,
     /// Id lookup: the table holds entry positions only (4 bytes a slot, so it stays in
     /// cache at a million entries), and compares through the entries' ids.
     lookup: HashTable<Ix>,
     /// Findings about the tree's shape.
     pub findings: Vec<Finding>,
+    /// Children, all lists packed in one array (CSR: each list's start, then the lists),
+    /// each list in file order; made on first use (8 bytes an entry that views which only
+    /// walk up, as `stats` and `check` mostly do, never hold).
+    children: OnceLock<(Vec<u32>, Vec<Ix>)>,
+    /// Each entry's depth; made on first use.
+    depth: OnceLock<Vec<u32>>,
     /// Each entry's preorder number and subtree size, for ancestor tests in constant time;
     /// made on first use (most views never ask).
     intervals: OnceLock<(Vec<u32>, Vec<u32>)>,
@@ -204,23 +210,10 @@ impl Tree {
             (0..n).filter_map(|i| reason[i].filter(|_| up(parent[i]).is_none()).map(|r| (i as Ix, r))).collect();
         drop(reason);
 
-        // Children in file order, packed.
-        let mut child_start = vec![0u32; n + 1];
+        let mut has_child = vec![0u64; n.div_ceil(64)];
         for p in parent.iter().filter_map(|&p| up(p)) {
-            child_start[p as usize + 1] += 1;
+            has_child[p as usize / 64] |= 1 << (p % 64);
         }
-        for i in 0..n {
-            child_start[i + 1] += child_start[i];
-        }
-        let mut fill = child_start.clone();
-        let mut children = vec![0 as Ix; child_start[n] as usize];
-        for (i, &p) in parent.iter().enumerate() {
-            if let Some(p) = up(p) {
-                children[fill[p as usize] as usize] = i as Ix;
-                fill[p as usize] += 1;
-            }
-        }
-        drop(fill);
         if real_roots > 1 {
             let first = roots.iter().find(|r| r.1 == RootReason::Root).map(|r| entries[r.0 as usize].line);
             let second = roots.iter().filter(|r| r.1 == RootReason::Root).nth(1).map(|r| entries[r.0 as usize].line);
@@ -233,21 +226,20 @@ impl Tree {
                 ),
             ));
         }
-
-        // Depths, iteratively from every root.
-        let mut depth = vec![0u32; n];
-        let mut stack: Vec<Ix> = roots.iter().map(|r| r.0).collect();
-        while let Some(i) = stack.pop() {
-            let d = depth[i as usize] + 1;
-            let (s, e) = (child_start[i as usize] as usize, child_start[i as usize + 1] as usize);
-            for &c in &children[s..e] {
-                depth[c as usize] = d;
-                stack.push(c);
-            }
-        }
+        let max_depth = depths(&parent).into_iter().max().unwrap_or(0);
 
         findings.sort_by_key(|f| (f.line, f.code));
-        Tree { parent, child_start, children, depth, roots, lookup, findings, intervals: OnceLock::new() }
+        Tree {
+            parent,
+            has_child,
+            max_depth,
+            roots,
+            lookup,
+            findings,
+            children: OnceLock::new(),
+            depth: OnceLock::new(),
+            intervals: OnceLock::new(),
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -264,16 +256,17 @@ impl Tree {
     }
 
     pub fn children(&self, i: Ix) -> &[Ix] {
-        let (s, e) = (self.child_start[i as usize] as usize, self.child_start[i as usize + 1] as usize);
-        &self.children[s..e]
+        let (start, children) = self.children.get_or_init(|| packed_children(&self.parent));
+        let (s, e) = (start[i as usize] as usize, start[i as usize + 1] as usize);
+        &children[s..e]
     }
 
     pub fn depth(&self, i: Ix) -> u32 {
-        self.depth[i as usize]
+        self.depth.get_or_init(|| depths(&self.parent))[i as usize]
     }
 
     pub fn max_depth(&self) -> u32 {
-        self.depth.iter().copied().max().unwrap_or(0)
+        self.max_depth
     }
 
     /// Every root in file order, with why it is one.
@@ -294,18 +287,24 @@ impl Tree {
 
     /// Entries without children, in file order: the branch tips.
     pub fn leaves(&self) -> impl Iterator<Item = Ix> + '_ {
-        (0..self.len() as Ix).filter(|&i| self.children(i).is_empty())
+        (0..self.len() as Ix).filter(|&i| self.has_child[i as usize / 64] & (1 << (i % 64)) == 0)
     }
 
-    /// Root-first path to `i`, inclusive.
+    /// Root-first path to `i`, inclusive (its length counted first: no depths needed).
     pub fn path(&self, i: Ix) -> Vec<Ix> {
-        let mut out = Vec::with_capacity(self.depth(i) as usize + 1);
+        let mut len = 0;
         let mut at = Some(i);
         while let Some(x) = at {
-            out.push(x);
+            len += 1;
             at = self.parent(x);
         }
-        out.reverse();
+        let mut out = vec![0; len];
+        let mut at = Some(i);
+        for slot in out.iter_mut().rev() {
+            let Some(x) = at else { break };
+            *slot = x;
+            at = self.parent(x);
+        }
         out
     }
 
@@ -344,6 +343,56 @@ impl Tree {
         }
         (pre, size)
     }
+}
+
+/// The children lists of every entry, packed in file order: each list's start (one more
+/// than there are entries), then the lists. The starts serve as the cursors that fill the
+/// lists, then move back one place: no second array.
+fn packed_children(parent: &[Ix]) -> (Vec<u32>, Vec<Ix>) {
+    let n = parent.len();
+    let mut start = vec![0u32; n + 1];
+    for p in parent.iter().filter_map(|&p| up(p)) {
+        start[p as usize + 1] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut children = vec![0 as Ix; start[n] as usize];
+    for (i, &p) in parent.iter().enumerate() {
+        if let Some(p) = up(p) {
+            children[start[p as usize] as usize] = i as Ix;
+            start[p as usize] += 1;
+        }
+    }
+    // Each start is now the end of its list: the start of the next.
+    start.copy_within(0..n, 1);
+    start[0] = 0;
+    (start, children)
+}
+
+/// Each entry's depth (a root's is 0), from the parents alone: a walk up from each entry
+/// whose depth is not known yet, to one whose is, then back down. Every link that could loop
+/// was cut, so each walk ends, and each entry is walked through once.
+fn depths(parent: &[Ix]) -> Vec<u32> {
+    const UNKNOWN: u32 = u32::MAX;
+    let mut depth = vec![UNKNOWN; parent.len()];
+    let mut walked: Vec<Ix> = Vec::new();
+    for i in 0..parent.len() as Ix {
+        let mut at = i;
+        while depth[at as usize] == UNKNOWN {
+            match up(parent[at as usize]) {
+                Some(p) => {
+                    walked.push(at);
+                    at = p;
+                }
+                None => depth[at as usize] = 0,
+            }
+        }
+        while let Some(x) = walked.pop() {
+            depth[x as usize] = depth[parent[x as usize] as usize] + 1;
+        }
+    }
+    depth
 }
 
 /// The first entry whose id is `k`.
@@ -401,6 +450,30 @@ mod tests {
         assert_eq!(t.depth(2), 2);
         assert!(t.findings.is_empty());
         assert!(t.is_ancestor(0, 2) && !t.is_ancestor(3, 2));
+    }
+
+    /// Children written before their parents: the depths are found walking up, not in file
+    /// order, and each list of children is in file order.
+    #[test]
+    fn parents_written_after_their_children() {
+        // c -> b -> a (root), d -> a, e -> c: file positions c 0, b 1, a 2, d 3, e 4.
+        let es = vec![
+            e("c", Some("b"), 1),
+            e("b", Some("a"), 2),
+            e("a", None, 3),
+            e("d", Some("a"), 4),
+            e("e", Some("c"), 5),
+        ];
+        let t = Tree::build(&es);
+        assert!(t.findings.is_empty());
+        assert_eq!((0..5).map(|i| t.depth(i)).collect::<Vec<_>>(), vec![2, 1, 0, 1, 3]);
+        assert_eq!(t.max_depth(), 3);
+        assert_eq!(t.children(2), &[1, 3]);
+        assert_eq!(t.children(1), &[0]);
+        assert_eq!(t.children(0), &[4]);
+        assert!(t.children(3).is_empty() && t.children(4).is_empty());
+        assert_eq!(t.leaves().collect::<Vec<_>>(), vec![3, 4]);
+        assert_eq!(t.path(4), vec![2, 1, 0, 4]);
     }
 
     #[test]
