@@ -719,78 +719,172 @@ fn prefetch_names(m: &crate::model::Message<'_>) {
     m.tool_results.iter().filter_map(|r| r.tool_name.as_deref()).for_each(prefetch::text);
 }
 
-/// What a model reply on an entry adds to a branch's usage ([`branch`]), kept for every
+/// What the model replies on the entries add to a branch's usage ([`branch`]), kept for every
 /// reply in the window so that the latest branch's sums need no message once the load is
-/// done: its priced call in 32 bytes (a [`Usage`] alone takes 72).
-struct Reply {
-    entry: Ix,
-    /// Its row in [`Acc::models`] (its provider and model), under the flags `HAS_*`,
-    /// `BIG` and the cost's source (`SOURCE_SHIFT`).
-    packed: u32,
-    /// Its four token counts (input, output, cache read and write), unless `BIG`: then its
-    /// usage is in [`Counter::big`].
-    tokens: [u32; 4],
-    /// Its cost, when `HAS_AMOUNT`.
-    amount: f64,
+/// done. Each reply's entry is in a list of its own (to search), and the rest in a stream of
+/// bytes, about 17 a reply where a [`Usage`] alone takes 72: its model row and flags, its
+/// four token counts as varints, its cost as the 8 bytes of an `f64`. The stream is kept in
+/// blocks that are never copied as it grows, with the place of every [`Replies::MARK`]th
+/// reply, so that any reply is read from the nearest mark.
+#[derive(Default)]
+struct Replies {
+    entries: Vec<Ix>,
+    blocks: Vec<Vec<u8>>,
+    /// Where every `MARK`th reply starts: its block and its place in the block.
+    marks: Vec<(u32, u32)>,
+    /// The usage of the replies whose counts do not fit 32 bits, by entry.
+    big: Vec<(Ix, Usage)>,
+    /// Where the last reply read ends, and which it was (most reads are of the next one).
+    read: std::cell::Cell<(usize, u32, u32)>,
 }
 
-impl Reply {
-    /// It recorded usage.
-    const HAS_USAGE: u32 = 1 << 31;
-    /// Its cost is known.
-    const HAS_AMOUNT: u32 = 1 << 30;
-    /// A token count does not fit 32 bits.
-    const BIG: u32 = 1 << 29;
-    const SOURCE_SHIFT: u32 = 27;
-    const ROW: u32 = (1 << Reply::SOURCE_SHIFT) - 1;
+impl Replies {
+    /// Flags, under the model row shifted by `ROW_SHIFT`: it recorded usage, its cost is
+    /// known, a token count does not fit 32 bits; then the cost's source in two bits.
+    const HAS_USAGE: u64 = 1;
+    const HAS_AMOUNT: u64 = 1 << 1;
+    const BIG: u64 = 1 << 2;
+    const SOURCE_SHIFT: u32 = 3;
+    const ROW_SHIFT: u32 = 5;
     const SOURCES: [CostSource; 4] =
         [CostSource::Recorded, CostSource::Estimated, CostSource::Mixed, CostSource::Unknown];
+    const MARK: usize = 32;
+    const BLOCK: usize = 64 << 10;
+    /// The most bytes a reply takes: five varints of a `u64` at most and a cost.
+    const MOST: usize = 5 * 10 + 8;
 
-    /// The reply on entry `entry`, counted in model row `row`, that made `call`; `big` takes
-    /// its usage when a count does not fit.
-    fn new(entry: Ix, row: usize, call: Option<&Call<'_>>, big: &mut Vec<(Ix, Usage)>) -> Reply {
-        let mut packed = row as u32 & Reply::ROW;
-        let (mut tokens, mut amount) = ([0; 4], 0.0);
-        if let Some(c) = call {
-            let u = c.usage;
-            packed |= Reply::HAS_USAGE;
-            let source = Reply::SOURCES.iter().position(|&s| s == c.cost.source).unwrap_or(3) as u32;
-            packed |= source << Reply::SOURCE_SHIFT;
-            if let Some(a) = c.cost.amount {
-                packed |= Reply::HAS_AMOUNT;
-                amount = a;
-            }
-            let counts = [u.input, u.output, u.cache_read, u.cache_write];
-            match counts.map(u32::try_from) {
-                [Ok(a), Ok(b), Ok(c), Ok(d)] => tokens = [a, b, c, d],
-                _ => {
-                    packed |= Reply::BIG;
-                    big.push((entry, *u));
-                }
-            }
+    /// Add the reply on entry `entry` (after every one added before), counted in model row
+    /// `row`, that made `call`.
+    fn push(&mut self, entry: Ix, row: usize, call: Option<&Call<'_>>) {
+        if self.blocks.last().is_none_or(|b| b.capacity() - b.len() < Replies::MOST) {
+            self.blocks.push(Vec::with_capacity(Replies::BLOCK));
         }
-        Reply { entry, packed, tokens, amount }
-    }
-
-    fn row(&self) -> usize {
-        (self.packed & Reply::ROW) as usize
-    }
-
-    /// Its usage (the parts a sum reads) and cost, as [`Reply::new`] was given them.
-    fn call(&self, big: &[(Ix, Usage)]) -> Option<(Usage, Cost)> {
-        if self.packed & Reply::HAS_USAGE == 0 {
-            return None;
+        let block = self.blocks.len() - 1;
+        let Some(out) = self.blocks.last_mut() else { return };
+        if self.entries.len().is_multiple_of(Replies::MARK) {
+            self.marks.push((block as u32, out.len() as u32));
         }
-        let usage = if self.packed & Reply::BIG != 0 {
-            let at = big.partition_point(|(e, _)| *e < self.entry);
-            big.get(at).map_or_else(Usage::default, |(_, u)| *u)
-        } else {
-            let [input, output, cache_read, cache_write] = self.tokens.map(u64::from);
-            Usage { input, output, cache_read, cache_write, ..Usage::default() }
+        self.entries.push(entry);
+        let mut head = (row as u64) << Replies::ROW_SHIFT;
+        let Some(c) = call else {
+            varint(out, head);
+            return;
         };
-        let source = Reply::SOURCES[((self.packed >> Reply::SOURCE_SHIFT) & 3) as usize];
-        let amount = (self.packed & Reply::HAS_AMOUNT != 0).then_some(self.amount);
-        Some((usage, Cost { amount, source }))
+        let u = c.usage;
+        head |= Replies::HAS_USAGE;
+        let source = Replies::SOURCES.iter().position(|&s| s == c.cost.source).unwrap_or(3) as u64;
+        head |= source << Replies::SOURCE_SHIFT;
+        if c.cost.amount.is_some() {
+            head |= Replies::HAS_AMOUNT;
+        }
+        let counts = [u.input, u.output, u.cache_read, u.cache_write];
+        if counts.iter().any(|&n| n > u64::from(u32::MAX)) {
+            head |= Replies::BIG;
+            self.big.push((entry, *u));
+        }
+        varint(out, head);
+        if head & Replies::BIG == 0 {
+            for n in counts {
+                varint(out, n);
+            }
+        }
+        if let Some(a) = c.cost.amount {
+            out.extend_from_slice(&a.to_le_bytes());
+        }
+    }
+
+    /// The `k`th reply: its model row, and its usage (the parts a sum reads) and cost as
+    /// [`Replies::push`] was given them (`None`: no usage recorded).
+    fn get(&self, k: usize) -> (usize, Option<(Usage, Cost)>) {
+        let (next, mut block, mut at) = self.read.get();
+        // From the end of the last one read, when `k` is a few replies on; else from the
+        // mark before it.
+        let mut from = next;
+        if k < next || k - next >= Replies::MARK {
+            from = k - k % Replies::MARK;
+            (block, at) = self.marks[k / Replies::MARK];
+        }
+        let mut r = Reader { bytes: &self.blocks[block as usize], at: at as usize };
+        for _ in from..k {
+            r.skip_reply();
+            if r.at >= r.bytes.len() {
+                block += 1;
+                r = Reader { bytes: &self.blocks[block as usize], at: 0 };
+            }
+        }
+        let head = r.varint();
+        let row = (head >> Replies::ROW_SHIFT) as usize;
+        let call = (head & Replies::HAS_USAGE != 0).then(|| {
+            let usage = if head & Replies::BIG != 0 {
+                let e = self.entries[k];
+                let at = self.big.partition_point(|(x, _)| *x < e);
+                self.big.get(at).map_or_else(Usage::default, |(_, u)| *u)
+            } else {
+                let [input, output, cache_read, cache_write] = [r.varint(), r.varint(), r.varint(), r.varint()];
+                Usage { input, output, cache_read, cache_write, ..Usage::default() }
+            };
+            let source = Replies::SOURCES[((head >> Replies::SOURCE_SHIFT) & 3) as usize];
+            let amount = (head & Replies::HAS_AMOUNT != 0).then(|| r.f64());
+            (usage, Cost { amount, source })
+        });
+        if r.at >= r.bytes.len() {
+            (block, r.at) = (block + 1, 0);
+        }
+        self.read.set((k + 1, block, r.at as u32));
+        (row, call)
+    }
+}
+
+/// `n` in 7-bit groups, low first, the high bit of each byte saying another follows.
+fn varint(out: &mut Vec<u8>, mut n: u64) {
+    while n >= 0x80 {
+        out.push(n as u8 | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+/// Reads what [`Replies::push`] wrote.
+struct Reader<'b> {
+    bytes: &'b [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn varint(&mut self) -> u64 {
+        let mut n = 0u64;
+        let mut shift = 0;
+        while let Some(&b) = self.bytes.get(self.at) {
+            self.at += 1;
+            n |= u64::from(b & 0x7f) << shift.min(63);
+            shift += 7;
+            if b < 0x80 {
+                break;
+            }
+        }
+        n
+    }
+
+    fn f64(&mut self) -> f64 {
+        let mut b = [0u8; 8];
+        if let Some(s) = self.bytes.get(self.at..self.at + 8) {
+            b.copy_from_slice(s);
+        }
+        self.at += 8;
+        f64::from_le_bytes(b)
+    }
+
+    /// Past one reply.
+    fn skip_reply(&mut self) {
+        let head = self.varint();
+        if head & Replies::HAS_USAGE != 0 && head & Replies::BIG == 0 {
+            for _ in 0..4 {
+                self.varint();
+            }
+        }
+        if head & Replies::HAS_USAGE != 0 && head & Replies::HAS_AMOUNT != 0 {
+            self.at += 8;
+        }
     }
 }
 
@@ -910,9 +1004,7 @@ struct Counter<'o> {
     compactions: Compactions,
     context_edits: ContextEdits,
     offloaded: u64,
-    replies: Vec<Reply>,
-    /// The usage of the replies whose counts do not fit [`Reply::tokens`].
-    big: Vec<(Ix, Usage)>,
+    replies: Replies,
     /// The tool rows of one call (its room reused from call to call).
     tools: Vec<usize>,
 }
@@ -926,8 +1018,7 @@ impl<'o> Counter<'o> {
             compactions: Compactions::default(),
             context_edits: ContextEdits::default(),
             offloaded: 0,
-            replies: Vec::new(),
-            big: Vec::new(),
+            replies: Replies::default(),
             tools: Vec::new(),
         }
     }
@@ -968,7 +1059,7 @@ impl<'o> Counter<'o> {
             self.tools.extend(tools.iter().map(|&t| tool_at[t as usize]));
             let at = model_at[c.model as usize];
             acc.count(&mut self.usage, c.ms, at, call.as_ref(), &self.tools);
-            self.replies.push(Reply::new(offset + c.at, at, call.as_ref(), &mut self.big));
+            self.replies.push(offset + c.at, at, call.as_ref());
         }
     }
 
@@ -976,8 +1067,7 @@ impl<'o> Counter<'o> {
     /// entry was counted (the context estimate left unknown).
     /// `path`: the root-first path to the latest entry ([`latest_path`]).
     fn finish(self, s: &Session<'_>, path: &[Ix]) -> SessionStats {
-        let Counter { mut acc, messages, mut usage, mut compactions, context_edits, offloaded, replies, big, .. } =
-            self;
+        let Counter { mut acc, messages, mut usage, mut compactions, context_edits, offloaded, replies, .. } = self;
         let opts = acc.opts;
         let mut run_ids: Vec<&str> = Vec::new();
         for o in &s.observations {
@@ -1025,7 +1115,7 @@ impl<'o> Counter<'o> {
         usage.settle();
         acc.settle();
         let leaves = s.tree.leaves().count() as u64;
-        let branch = branch(s, path, (&replies, &big), &acc.models, &usage, leaves);
+        let branch = branch(s, path, &replies, &acc.models, &usage, leaves);
         let mut st = SessionStats {
             project: project(s),
             forked_from: s.header.as_ref().and_then(|h| h.origin.as_deref()).map(str::to_string),
@@ -1188,18 +1278,18 @@ fn project(s: &Session<'_>) -> Option<String> {
     (up.file_name()? == "projects").then(|| dir.file_name().map(|n| n.to_string_lossy().into_owned())).flatten()
 }
 
-/// The `branch` scope: the messages on the path to the latest entry, by role, and the usage of
-/// the `replies` on it (every reply in the window, in file order; `models` names their
-/// provider and model).
 /// The root-first path to the latest entry (empty for a session without entries).
 fn latest_path(s: &Session<'_>) -> Vec<Ix> {
     s.tree.latest().map(|tip| s.tree.path(tip)).unwrap_or_default()
 }
 
+/// The `branch` scope: the messages on the root-first `path` to the latest entry, by role,
+/// and the usage of the `replies` on it (every reply in the window, in file order; `models`
+/// names their provider and model).
 fn branch(
     s: &Session<'_>,
     path: &[Ix],
-    (replies, big): (&[Reply], &[(Ix, Usage)]),
+    replies: &Replies,
     models: &[ModelRow],
     file_usage: &Tokens,
     leaves: u64,
@@ -1218,21 +1308,25 @@ fn branch(
         if let Some(b) = s.brief(i) {
             messages.count(b.role);
         }
+        let entries = &replies.entries;
         if last.is_some_and(|l| i < l) {
-            next = replies.partition_point(|r| r.entry < i);
+            next = entries.partition_point(|&e| e < i);
         }
         last = Some(i);
         let mut steps = 0;
-        while replies.get(next).is_some_and(|r| r.entry < i) {
+        while entries.get(next).is_some_and(|&e| e < i) {
             next += 1;
             steps += 1;
             if steps == 8 {
-                next += replies[next..].partition_point(|r| r.entry < i);
+                next += entries[next..].partition_point(|&e| e < i);
             }
         }
-        let Some(r) = replies.get(next).filter(|r| r.entry == i) else { continue };
-        let model = models[r.row()].model.as_deref();
-        match r.call(big) {
+        if entries.get(next) != Some(&i) {
+            continue;
+        }
+        let (row, call) = replies.get(next);
+        let model = models[row].model.as_deref();
+        match call {
             Some((u, cost)) => usage.call(Some(&Call { usage: &u, cost, model })),
             None => usage.call(None),
         }
@@ -1433,6 +1527,74 @@ impl Total {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Every reply reads back as it was added, read in order, backwards and at random, across
+    /// blocks and marks: calls without usage, with and without a cost, costs of every
+    /// source, counts over 32 bits, rows of every size.
+    #[test]
+    fn replies_read_back_as_added() {
+        const N: u32 = 12_000;
+        let sources = [CostSource::Recorded, CostSource::Estimated, CostSource::Mixed, CostSource::Unknown];
+        let mut want: Vec<(usize, Option<(Usage, Cost)>)> = Vec::new();
+        let mut replies = Replies::default();
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for k in 0..N {
+            let r = next();
+            let row = match r % 4 {
+                0 => 0,
+                1 => (r >> 8) as usize % 4,
+                2 => (r >> 8) as usize % 5_000,
+                _ => (r >> 8) as usize % (1 << 27),
+            };
+            let call = (r % 7 != 0).then(|| {
+                let big = r % 97 == 1;
+                let mut n = |shift: u32| if big { (next() >> shift) | (1 << 33) } else { next() >> (shift + 32) };
+                let usage =
+                    Usage { input: n(20), output: n(10), cache_read: n(0), cache_write: n(16), ..Usage::default() };
+                let source = sources[(r >> 3) as usize % 4];
+                let amount = match (source, r % 5) {
+                    (CostSource::Unknown, _) => None,
+                    (_, 0) => Some(f64::MAX),
+                    (_, 1) => Some(-0.0),
+                    (_, 2) => Some(1e-300),
+                    _ => Some(f64::from_bits(next() >> 2)),
+                };
+                (usage, Cost { amount, source })
+            });
+            let c = call.as_ref().map(|(u, cost)| Call { usage: u, cost: *cost, model: None });
+            replies.push(k * 3 + 1, row, c.as_ref());
+            want.push((row, call));
+        }
+        assert!(replies.blocks.len() >= 3, "{} blocks", replies.blocks.len());
+        let same = |k: usize| {
+            let (row, got) = replies.get(k);
+            assert_eq!(row, want[k].0, "reply {k}");
+            match (got, want[k].1) {
+                (None, None) => {}
+                (Some((u, c)), Some((w, wc))) => {
+                    let counts = |u: &Usage| [u.input, u.output, u.cache_read, u.cache_write];
+                    assert_eq!(counts(&u), counts(&w), "reply {k}");
+                    assert_eq!(c.source, wc.source, "reply {k}");
+                    assert_eq!(c.amount.map(f64::to_bits), wc.amount.map(f64::to_bits), "reply {k}");
+                }
+                (a, b) => panic!("reply {k}: {a:?} against {b:?}"),
+            }
+        };
+        assert_eq!(replies.entries, (0..N).map(|k| k * 3 + 1).collect::<Vec<_>>());
+        (0..N as usize).for_each(same);
+        (0..N as usize).rev().for_each(same);
+        for _ in 0..20_000 {
+            let k = next() as usize % N as usize;
+            same(k);
+            same((k + (next() as usize % 40)).min(N as usize - 1));
+        }
+    }
 
     /// Every row of the statistics of every bundled and real session (the file, the branch,
     /// each model, day, period and tool) has its derived fields worked out, though its calls

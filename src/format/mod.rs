@@ -1110,6 +1110,9 @@ impl<'a> Merger<'a> {
                 d.tools.reserve(scale(p.tools.len()));
             }
             d.observations.reserve(scale(p.observations.len()));
+            d.roles.reserve(scale(p.roles.len()));
+            d.briefs.reserve(scale(p.briefs.len()));
+            d.result_ids.reserve(scale(p.result_ids.len()));
         }
         self.parts += 1;
         d.checked.runs.append(&mut p.utf8.valid);
