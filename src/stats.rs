@@ -882,7 +882,8 @@ impl Reader<'_> {
                 self.varint();
             }
         }
-        if head & Replies::HAS_USAGE != 0 && head & Replies::HAS_AMOUNT != 0 {
+        // (A cost is written only with usage.)
+        if head & Replies::HAS_AMOUNT != 0 {
             self.at += 8;
         }
     }
@@ -1302,13 +1303,13 @@ fn branch(
     // The path is nearly always in file order, as the replies are: found by a cursor that
     // moves forward a few replies at a time, and by a search where it would move further or
     // the path goes back (a file whose parents come after their children).
+    let entries = &replies.entries;
     let mut next = 0;
     let mut last = None;
     for &i in path {
         if let Some(b) = s.brief(i) {
             messages.count(b.role);
         }
-        let entries = &replies.entries;
         if last.is_some_and(|l| i < l) {
             next = entries.partition_point(|&e| e < i);
         }
