@@ -234,7 +234,7 @@ fn materialize_with(s: &Session<'_>, path: &[Ix], skip: Skip, mode: Mode) -> Res
     } else {
         arcturn(s, path, &mut w, skip, mode)?;
     }
-    Ok(w.finish(s, leaf))
+    Ok(w.finish(s, path, leaf))
 }
 
 /// The walk down a path. A message goes into the list without its id and role written out
@@ -258,7 +258,7 @@ struct Walk<'s> {
     /// decoded only then: a later compaction replaces it, unread.
     summary: Option<(Sent, Option<&'s Text<'s>>)>,
     /// Whether each message pushed (by its `seq`) is still in the context.
-    alive: Vec<bool>,
+    alive: Bits,
     /// Folded messages still in `list`.
     dead: usize,
     /// The messages in the context by (order, seq), lowest first: those pushed in order (a
@@ -288,11 +288,13 @@ struct Walk<'s> {
     shed: bool,
     /// Whether results can be elided on this path, so that their stubs may need call names.
     names: bool,
-    /// Where the tool calls of the messages pushed so far are, in order, to name the tool
-    /// of an elided result that does not say it (read only when such a stub is written):
-    /// each message's entry, 4 bytes on a long branch, and the calls of those whose blocks
-    /// were decoded, by their place in `calls`.
-    calls: Vec<Ix>,
+    /// Whether only the path's message entries are pushed (arcturn; crab pushes each
+    /// entry of its path), so that the messages pushed are found again from the path
+    /// ([`pushed`]) where an elided result's tool must be named.
+    messages_only: bool,
+    /// The tool calls of the messages pushed whose blocks were decoded, by their `seq`, to
+    /// name the tool of an elided result that does not say it (read only when such a stub
+    /// is written; the others' calls are read back then).
     named: Vec<(usize, Vec<(String, String)>)>,
     compactions: Vec<Applied>,
 }
@@ -304,23 +306,20 @@ impl<'s> Walk<'s> {
     /// away) goes in with no blocks, so positions and the index-based rules still see it.
     fn push_message(&mut self, s: &'s Session<'_>, ix: Ix, order: usize, blocks: Decoded) -> Result<()> {
         let e = s.entry(ix);
-        let Some(brief) = s.brief(ix).filter(|b| !b.excluded) else { return Ok(()) };
+        let Some(brief) = sent_brief(s, ix) else { return Ok(()) };
         let (blocks, tally) = match blocks {
             Decoded::Blocks(b) => (b?, None),
             Decoded::Counted(t) => (Vec::new(), Some(t)),
             Decoded::Folded | Decoded::NotSent => (Vec::new(), None),
         };
-        if self.names {
-            if !blocks.is_empty() {
-                let named = blocks.iter().filter_map(|b| match b {
-                    Block::ToolCall { id: Some(id), name, .. } => Some((id.clone(), name.clone())),
-                    _ => None,
-                });
-                self.named.push((self.calls.len(), named.collect()));
-            }
-            self.calls.push(ix);
-        }
         let seq = self.alive.len();
+        if self.names && !blocks.is_empty() {
+            let named = blocks.iter().filter_map(|b| match b {
+                Block::ToolCall { id: Some(id), name, .. } => Some((id.clone(), name.clone())),
+                _ => None,
+            });
+            self.named.push((seq, named.collect()));
+        }
         if let Some(holders) = &mut self.holders {
             hold(holders, (&self.tracked, &self.maybe), s, ix, seq);
         }
@@ -361,7 +360,7 @@ impl<'s> Walk<'s> {
                 break;
             }
             self.in_order.pop_front();
-            self.alive[seq] = false;
+            self.alive.clear(seq);
             self.dead += 1;
         }
         while let Some(&Reverse((order, seq))) = self.out_of_order.peek() {
@@ -369,7 +368,7 @@ impl<'s> Walk<'s> {
                 break;
             }
             self.out_of_order.pop();
-            self.alive[seq] = false;
+            self.alive.clear(seq);
             self.dead += 1;
         }
         if strip_tail_thinking {
@@ -379,7 +378,7 @@ impl<'s> Walk<'s> {
         // Let the folded go once they are half the list: each is moved at most once more.
         if self.dead > 64 && self.dead * 2 > self.list.len() {
             let alive = &self.alive;
-            self.list.retain(|m| alive[m.seq]);
+            self.list.retain(|m| alive.get(m.seq));
             self.dead = 0;
         }
     }
@@ -397,7 +396,7 @@ impl<'s> Walk<'s> {
     fn withhold_after_first_elided(&mut self, s: &'s Session<'_>, pass: &HashSet<&str>) {
         if self.holders.is_none() && self.scanned > SCAN_BUDGET * (self.alive.len() + 1024) {
             let mut holders = HashMap::default();
-            for m in self.list.iter().filter(|m| self.alive[m.seq]) {
+            for m in self.list.iter().filter(|m| self.alive.get(m.seq)) {
                 if let Some(ix) = m.ix {
                     hold(&mut holders, (&self.tracked, &self.maybe), s, ix, m.seq);
                 }
@@ -410,7 +409,7 @@ impl<'s> Walk<'s> {
                 for &id in pass {
                     let Some((seqs, folded)) = holders.get_mut(id) else { continue };
                     // Folded messages never come back: each is skipped once.
-                    while seqs.get(*folded).is_some_and(|&q| !self.alive[q]) {
+                    while seqs.get(*folded).is_some_and(|&q| !self.alive.get(q)) {
                         *folded += 1;
                     }
                     if let Some(&q) = seqs.get(*folded) {
@@ -423,7 +422,7 @@ impl<'s> Walk<'s> {
                 let maybe = &self.maybe;
                 let touches = |m: &Sent| m.ix.is_some_and(|i| !held_by(s, i, pass, maybe).is_empty());
                 let mut first = None;
-                for m in self.list.iter().filter(|m| self.alive[m.seq]) {
+                for m in self.list.iter().filter(|m| self.alive.get(m.seq)) {
                     self.scanned += 1;
                     if touches(m) {
                         first = Some(m.seq);
@@ -441,7 +440,7 @@ impl<'s> Walk<'s> {
     /// The messages sent, the summary first, with the passes' withheld thinking applied.
     fn sent(&mut self) -> Vec<Sent> {
         let alive = &self.alive;
-        let mut list: Vec<Sent> = std::mem::take(&mut self.list).into_iter().filter(|m| alive[m.seq]).collect();
+        let mut list: Vec<Sent> = std::mem::take(&mut self.list).into_iter().filter(|m| alive.get(m.seq)).collect();
         // A message is withheld by a range that starts at or before it and ends after it:
         // the ranges by start, and the furthest end of those started.
         let start = |w: &(Option<usize>, usize)| w.0.map_or(0, |lo| lo + 1);
@@ -463,7 +462,7 @@ impl<'s> Walk<'s> {
         summary.into_iter().chain(list).collect()
     }
 
-    fn finish(mut self, s: &Session<'_>, leaf: Ix) -> Context {
+    fn finish(mut self, s: &Session<'_>, path: &[Ix], leaf: Ix) -> Context {
         self.list = self.sent();
         for m in &mut self.list {
             // A summary has its id (or none, crab's) and role already.
@@ -487,7 +486,11 @@ impl<'s> Walk<'s> {
                 let tool = match &r.tool_name {
                     Some(t) => t.clone(),
                     None => names
-                        .get_or_insert_with(|| call_names(&self.calls, &self.named, s))
+                        .get_or_insert_with(|| {
+                            let pushed = pushed(s, path, self.messages_only);
+                            debug_assert_eq!(pushed.clone().count(), self.alive.len(), "the messages pushed");
+                            call_names(pushed, &self.named, s)
+                        })
                         .get(id)
                         .map_or_else(|| "tool".into(), |n| n.to_string()),
                 };
@@ -644,13 +647,61 @@ fn raw_value(r: &serde_json::value::RawValue) -> Value {
     serde_json::from_str(r.get()).unwrap_or(Value::Null)
 }
 
-/// Tool call id -> tool name over the messages pushed (`calls`), the last one winning: named
-/// from the decoded blocks of those `named` gives (by their place in `calls`), else from the
-/// index (a message let go by the load is read back).
-fn call_names(calls: &[Ix], named: &[(usize, Vec<(String, String)>)], s: &Session<'_>) -> HashMap<String, String> {
+/// A list of bits (a bit a message pushed, where a `Vec<bool>` takes a byte).
+#[derive(Default)]
+struct Bits {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl Bits {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn push(&mut self, bit: bool) {
+        if self.len.is_multiple_of(64) {
+            self.words.push(0);
+        }
+        self.words[self.len / 64] |= u64::from(bit) << (self.len % 64);
+        self.len += 1;
+    }
+
+    fn get(&self, i: usize) -> bool {
+        assert!(i < self.len, "bit {i} of {}", self.len);
+        self.words[i / 64] >> (i % 64) & 1 == 1
+    }
+
+    fn clear(&mut self, i: usize) {
+        assert!(i < self.len, "bit {i} of {}", self.len);
+        self.words[i / 64] &= !(1 << (i % 64));
+    }
+}
+
+/// The brief of the message at `ix` when the walk pushes it (it is not excluded).
+fn sent_brief(s: &Session<'_>, ix: Ix) -> Option<crate::model::Brief> {
+    s.brief(ix).filter(|b| !b.excluded)
+}
+
+/// The entries of `path` the walk pushed ([`Walk::push_message`]), in order: each message
+/// sent, and with `messages_only` (arcturn) only the path's message entries.
+fn pushed<'p>(s: &'p Session<'_>, path: &'p [Ix], messages_only: bool) -> impl Iterator<Item = Ix> + Clone + 'p {
+    path.iter()
+        .copied()
+        .filter(move |&ix| (!messages_only || s.entry(ix).kind == Kind::Message) && sent_brief(s, ix).is_some())
+}
+
+/// Tool call id -> tool name over the messages pushed (`calls`, in order), the last one
+/// winning: named from the decoded blocks of those `named` gives (by their `seq`, their place
+/// in `calls`), else from the index (a message let go by the load is read back).
+fn call_names(
+    calls: impl Iterator<Item = Ix>,
+    named: &[(usize, Vec<(String, String)>)],
+    s: &Session<'_>,
+) -> HashMap<String, String> {
     let mut names = HashMap::default();
     let mut named = named.iter().peekable();
-    for (k, &ix) in calls.iter().enumerate() {
+    for (k, ix) in calls.enumerate() {
         if let Some((_, decoded)) = named.next_if(|(at, _)| *at == k) {
             names.extend(decoded.iter().cloned());
             continue;
@@ -743,6 +794,7 @@ fn arcturn<'s>(s: &'s Session<'_>, path: &[Ix], w: &mut Walk<'s>, skip: Skip, mo
     // edits: without one on the path, no name is kept.
     let edits: Vec<_> = path.iter().filter_map(|&i| s.entry(i).state()?.context_edit.as_ref()).collect();
     w.names = !edits.is_empty();
+    w.messages_only = true;
     // Elided results are written from their blocks: a message that holds a result some
     // context edit on the path elides is decoded, whatever `mode` says (its stub is counted
     // in place of the result). The ledger is every id those edits name, wherever they are.
@@ -859,6 +911,32 @@ fn crab<'s>(s: &'s Session<'_>, path: &[Ix], w: &mut Walk<'s>, mode: Mode) -> Re
 mod skip_tests {
     use super::*;
     use crate::source::Source;
+
+    /// The bits read back as pushed and cleared, across the words' boundaries, beside a
+    /// list of booleans given the same steps.
+    #[test]
+    fn bits_read_back_as_set() {
+        let (mut bits, mut bools) = (Bits::default(), Vec::new());
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for i in 0..1000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let bit = x % 3 != 0;
+            bits.push(bit);
+            bools.push(bit);
+            if i % 5 == 0 {
+                let k = (x >> 20) as usize % bools.len();
+                bits.clear(k);
+                bools[k] = false;
+            }
+            assert_eq!(bits.len(), bools.len());
+        }
+        for (i, &b) in bools.iter().enumerate() {
+            assert_eq!(bits.get(i), b, "bit {i}");
+        }
+        assert!(std::panic::catch_unwind(|| bits.get(1000)).is_err(), "past the end");
+    }
 
     /// Skipping the messages the last compaction folds away must change nothing: every leaf
     /// of every testdata file (compactions of every format, context edits, refusals) gives
