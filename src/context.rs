@@ -918,14 +918,14 @@ mod skip_tests {
     fn bits_read_back_as_set() {
         let (mut bits, mut bools) = (Bits::default(), Vec::new());
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        for i in 0..1000 {
+        for i in 0..1000u32 {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            let bit = x % 3 != 0;
+            let bit = !x.is_multiple_of(3);
             bits.push(bit);
             bools.push(bit);
-            if i % 5 == 0 {
+            if i.is_multiple_of(5) {
                 let k = (x >> 20) as usize % bools.len();
                 bits.clear(k);
                 bools[k] = false;

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use hashbrown::hash_table::{Entry as Slot, HashTable};
 
 use crate::finding::{Code, Finding};
-use crate::model::{Entry, Id};
+use crate::model::{Entry, Id, Kind, OwnedId};
 
 /// Entry positions are indices into the session's `entries` (file order).
 pub type Ix = u32;
@@ -44,9 +44,15 @@ pub struct Tree {
     /// The greatest depth, worked out while building (the depths are let go).
     max_depth: u32,
     roots: Vec<(Ix, RootReason)>,
-    /// Id lookup: the table holds entry positions only (4 bytes a slot, so it stays in
+    /// The ids the entries' compactions name (their targets), each with the first entry
+    /// that has it, or kept when none has: the lookups views make of a loaded file. The
+    /// table is as small as the compactions are few.
+    named: HashTable<Named>,
+    /// Id lookup of every entry, made on first use: the build makes it to find the parents,
+    /// then lets it go (4 bytes a slot, about 7 bytes an entry), as views nearly always ask
+    /// only for the ids in `named`. The table holds entry positions only (so it stays in
     /// cache at a million entries), and compares through the entries' ids.
-    lookup: HashTable<Ix>,
+    lookup: OnceLock<HashTable<Ix>>,
     /// Findings about the tree's shape.
     pub findings: Vec<Finding>,
     /// Children, all lists packed in one array (CSR: each list's start, then the lists),
@@ -65,21 +71,9 @@ impl Tree {
     pub fn build(entries: &[Entry<'_>]) -> Tree {
         let n = entries.len();
         let mut findings = Vec::new();
-        let mut lookup: HashTable<Ix> = HashTable::with_capacity(n);
         let mut first_of_its_id = vec![true; n];
-        for (i, e) in entries.iter().enumerate() {
-            let id = &e.id;
-            let first = match lookup.entry(
-                id.hash64(),
-                |&j| entries[j as usize].id == *id,
-                |&j| entries[j as usize].id.hash64(),
-            ) {
-                Slot::Vacant(v) => {
-                    v.insert(i as Ix);
-                    continue;
-                }
-                Slot::Occupied(o) => *o.get(),
-            };
+        let lookup = index(entries, |i, first| {
+            let e = &entries[i];
             first_of_its_id[i] = false;
             findings.push(
                 Finding::new(
@@ -93,12 +87,20 @@ impl Tree {
                 )
                 .with_id(e.id.to_owned_id()),
             );
-        }
+        });
 
+        let mut named = HashTable::new();
         let mut parent: Vec<Ix> = Vec::with_capacity(n);
         let mut reason: Vec<Option<RootReason>> = vec![None; n];
         let mut real_roots = 0usize;
         for (i, e) in entries.iter().enumerate() {
+            if e.kind == Kind::Compaction {
+                if let Some(c) = e.compaction() {
+                    for t in [&c.up_to, &c.first_kept].into_iter().flatten() {
+                        name(&mut named, &lookup, entries, t);
+                    }
+                }
+            }
             let p = match crate::model::parent_id(entries, i) {
                 None => {
                     real_roots += 1;
@@ -140,7 +142,7 @@ impl Tree {
 
         // Each list of the build is let go as soon as it is done with, so that the lists of
         // one step are not held beside those of the next (a load's peak is the tree's).
-        drop(first_of_its_id);
+        drop((first_of_its_id, lookup));
 
         // Cycles: walk up from every entry, colouring the path; meeting the current path
         // again closes a cycle, which is cut at its first member in file order.
@@ -234,7 +236,8 @@ impl Tree {
             has_child,
             max_depth,
             roots,
-            lookup,
+            named,
+            lookup: OnceLock::new(),
             findings,
             children: OnceLock::new(),
             depth: OnceLock::new(),
@@ -311,7 +314,11 @@ impl Tree {
     /// Exact id lookup (typed: `1` never finds `"1"`).
     /// (`entries` are those the tree was built from.)
     pub fn get(&self, entries: &[Entry<'_>], id: &Id<'_>) -> Option<Ix> {
-        find(&self.lookup, entries, id)
+        match self.named.find(id.hash64(), |n| n.is(entries, id)) {
+            Some(Named::At(j)) => Some(*j),
+            Some(Named::Missing(_)) => None,
+            None => find(self.lookup.get_or_init(|| index(entries, |_, _| {})), entries, id),
+        }
     }
 
     /// True when `anc` is `i` or on the path from a root to `i`. Constant time: `check`
@@ -395,6 +402,49 @@ fn depths(parent: &[Ix]) -> Vec<u32> {
     depth
 }
 
+/// An id the entries name, found: the first entry with it, or none (the id kept).
+enum Named {
+    At(Ix),
+    Missing(OwnedId),
+}
+
+impl Named {
+    fn id<'e>(&'e self, entries: &'e [Entry<'_>]) -> &'e Id<'e> {
+        match self {
+            Named::At(j) => &entries[*j as usize].id,
+            Named::Missing(id) => id,
+        }
+    }
+
+    fn is(&self, entries: &[Entry<'_>], k: &Id<'_>) -> bool {
+        *self.id(entries) == *k
+    }
+}
+
+/// Note in `named` the id `k`, with what `lookup` finds of it.
+fn name(named: &mut HashTable<Named>, lookup: &HashTable<Ix>, entries: &[Entry<'_>], k: &Id<'_>) {
+    let hash = k.hash64();
+    if let Slot::Vacant(v) = named.entry(hash, |n| n.is(entries, k), |n| n.id(entries).hash64()) {
+        v.insert(find(lookup, entries, k).map_or_else(|| Named::Missing(k.to_owned_id()), Named::At));
+    }
+}
+
+/// Every entry's position by its id, the first entry of an id winning; `again(i, first)` is
+/// told of each entry `i` whose id the entry `first` had before it.
+fn index(entries: &[Entry<'_>], mut again: impl FnMut(usize, Ix)) -> HashTable<Ix> {
+    let mut lookup: HashTable<Ix> = HashTable::with_capacity(entries.len());
+    for (i, e) in entries.iter().enumerate() {
+        let id = &e.id;
+        match lookup.entry(id.hash64(), |&j| entries[j as usize].id == *id, |&j| entries[j as usize].id.hash64()) {
+            Slot::Vacant(v) => {
+                v.insert(i as Ix);
+            }
+            Slot::Occupied(o) => again(i, *o.get()),
+        }
+    }
+    lookup
+}
+
 /// The first entry whose id is `k`.
 fn find(lookup: &HashTable<Ix>, entries: &[Entry<'_>], k: &Id<'_>) -> Option<Ix> {
     lookup.find(k.hash64(), |&j| entries[j as usize].id == *k).copied()
@@ -437,6 +487,53 @@ mod tests {
             extra: None,
         }
         .named(std::borrow::Cow::Borrowed("label"))
+    }
+
+    /// A compaction entry naming `up_to` and `first_kept`.
+    fn compaction(
+        id: &'static str,
+        parent: &'static str,
+        line: u32,
+        up_to: &'static str,
+        first_kept: &'static str,
+    ) -> Entry<'static> {
+        let mut c = e(id, Some(parent), line);
+        c.kind = Kind::Compaction;
+        c.extra.get_or_insert_with(Default::default).compaction = Some(Box::new(crate::model::Compaction {
+            up_to: Some(Id::copied(up_to)),
+            first_kept: Some(Id::copied(first_kept)),
+            ..Default::default()
+        }));
+        c
+    }
+
+    #[test]
+    fn lookups_of_named_ids_and_of_any_other() {
+        // "b" twice (the first wins), a compaction naming "b" and an id no entry has, and
+        // ids no compaction names: "a", "c", the second "b"'s line, and a missing one.
+        let es = vec![
+            e("a", None, 1),
+            e("b", Some("a"), 2),
+            e("b", Some("a"), 3),
+            compaction("k", "b", 4, "b", "gone"),
+            e("c", Some("k"), 5),
+        ];
+        let t = Tree::build(&es);
+        assert_eq!(t.named.len(), 2);
+        assert_eq!(t.get(&es, &Id::copied("b")), Some(1));
+        assert_eq!(t.get(&es, &Id::copied("gone")), None);
+        assert!(t.lookup.get().is_none(), "named ids need no lookup of every id");
+        assert_eq!(t.get(&es, &Id::copied("c")), Some(4));
+        assert!(t.lookup.get().is_some());
+        assert_eq!(t.get(&es, &Id::copied("a")), Some(0));
+        assert_eq!(t.get(&es, &Id::copied("k")), Some(3));
+        assert_eq!(t.get(&es, &Id::copied("nowhere")), None);
+        // Typed: the integer 1 is not the text "1".
+        let es = vec![e("1", None, 1), compaction("k", "1", 2, "1", "1")];
+        let t = Tree::build(&es);
+        assert_eq!(t.get(&es, &Id::copied("1")), Some(0));
+        assert_eq!(t.get(&es, &Id::Int(1)), None);
+        assert_eq!(t.parent(1), Some(0));
     }
 
     #[test]
