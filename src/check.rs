@@ -80,7 +80,7 @@ fn lint(s: &Session<'_>) -> Vec<Finding> {
         out.push(finding.with_id(e.id.to_owned_id()));
     }
     for (i, e) in s.entries.iter().enumerate() {
-        if e.kind != Kind::Compaction {
+        if e.kind() != Kind::Compaction {
             continue;
         }
         let Some(c) = e.compaction() else { continue };

@@ -174,7 +174,7 @@ pub fn recorded_on(s: &Session<'_>, path: &[Ix]) -> Option<Recorded> {
             _ => Recorded { source: RecordedSource::Compaction, tokens: o.tokens_after, entry: None, line: o.line },
         });
     }
-    let cut = path.iter().rposition(|&i| s.entry(i).kind == Kind::Compaction);
+    let cut = path.iter().rposition(|&i| s.entry(i).kind() == Kind::Compaction);
     let after = cut.map_or(0, |c| c + 1);
     path[after..].iter().rev().find_map(|&i| {
         (s.brief(i)?.role == crate::model::Role::Assistant).then_some(())?;
@@ -688,7 +688,7 @@ fn sent_brief(s: &Session<'_>, ix: Ix) -> Option<crate::model::Brief> {
 fn pushed<'p>(s: &'p Session<'_>, path: &'p [Ix], messages_only: bool) -> impl Iterator<Item = Ix> + Clone + 'p {
     path.iter()
         .copied()
-        .filter(move |&ix| (!messages_only || s.entry(ix).kind == Kind::Message) && sent_brief(s, ix).is_some())
+        .filter(move |&ix| (!messages_only || s.entry(ix).kind() == Kind::Message) && sent_brief(s, ix).is_some())
 }
 
 /// Tool call id -> tool name over the messages pushed (`calls`, in order), the last one
@@ -779,7 +779,7 @@ fn keep_from(s: &Session<'_>, c: &crate::model::Compaction<'_>, path: &[Ix], p: 
 fn first_sent(s: &Session<'_>, path: &[Ix]) -> usize {
     let last = path.iter().enumerate().rev().find_map(|(p, &ix)| {
         let e = s.entry(ix);
-        (e.kind == Kind::Compaction).then_some((p, e.compaction()))
+        (e.kind() == Kind::Compaction).then_some((p, e.compaction()))
     });
     match last {
         Some((p, Some(c))) => keep_from(s, c, path, p).unwrap_or(p),
@@ -815,7 +815,7 @@ fn arcturn<'s>(s: &'s Session<'_>, path: &[Ix], w: &mut Walk<'s>, skip: Skip, mo
         // Before `from`, a message is folded away (and anything else is not sent: neither
         // reads its blocks).
         let blocks = if p < from { Decoded::Folded } else { decoded.next().unwrap_or(Decoded::NotSent) };
-        match e.kind {
+        match e.kind() {
             Kind::Message => w.push_message(s, ix, p, blocks)?,
             Kind::Compaction => {
                 let text = e.compaction().and_then(|c| c.summary.as_ref());

@@ -393,15 +393,16 @@ impl From<Option<i64>> for Ms {
 #[derive(Clone, Debug)]
 pub struct Entry<'a> {
     pub line: u32,
-    /// The line's bytes in the source (for `show` and for views that need the payload).
-    pub span: Range<usize>,
-    pub kind: Kind,
-    /// The kind as written in the file (meaningful for unknown kinds), as its place in
-    /// [`KIND_NAMES`] when it is one of them (as it nearly always is), else
-    /// [`OTHER_KIND`] and the name in the box of rarer parts: [`Entry::kind_name`] reads
-    /// either way, and [`Entry::named`] sets it. (A byte of the entry's padding, where a
-    /// reference to the text took 16 bytes.)
-    pub kind_at: u8,
+    /// The length of the line's bytes in the source ([`Entry::span`]); `u32::MAX` for a
+    /// line of 4 GiB or more, whose end is in the box of rarer parts.
+    len: u32,
+    /// Packed in 8 bytes, where they took 20 with padding (an entry of 72 bytes, not 80):
+    /// where the line starts in the source (the low [`START_BITS`] bits; [`Entry::span`]),
+    /// the [`Kind`] (3 bits), whether the id was made up by the reader
+    /// ([`Entry::synthetic_id`]), whether the parent is the entry just before
+    /// ([`Entry::parent_is_previous`]), and the kind as written, as its place in
+    /// [`KIND_NAMES`] (the top byte; [`Entry::kind_name`]).
+    at: u64,
     pub id: Id<'a>,
     /// The parent's id: `None` for a root (`null`, and also when the field is missing:
     /// reported), and for an entry whose parent is the entry just before it
@@ -413,16 +414,19 @@ pub struct Entry<'a> {
     // Boxed: entries are moved around in bulk. (A compaction, a state change or a label is
     // kept in `extra`: few entries are one.)
     pub message: Option<Box<Message<'a>>>,
-    /// The id was made up by the reader (`L<line>`), because the format has none. (In the
-    /// entry itself, not in `extra`: formats without ids make one up for every entry.)
-    pub synthetic_id: bool,
-    /// The parent is the entry just before this one in the session's entries, so its id is
-    /// not kept twice ([`Entry::link_parent`]). Only once the entries are in their final
-    /// order: a format's pass sees every parent whole.
-    pub parent_is_previous: bool,
     /// What only some formats have (`None` for nearly every entry, so entries stay small).
     pub extra: Option<Box<Extra<'a>>>,
 }
+
+/// How many bits of [`Entry`]'s packed word hold where its line starts: sources are
+/// smaller than 2^51 bytes (2 PiB; [`crate::source`] refuses larger ones).
+pub const START_BITS: u32 = 51;
+const START_MASK: u64 = (1 << START_BITS) - 1;
+const KIND_SHIFT: u32 = START_BITS;
+const SYNTHETIC_BIT: u64 = 1 << (START_BITS + 3);
+const PREVIOUS_BIT: u64 = 1 << (START_BITS + 4);
+const KIND_AT_SHIFT: u32 = 56;
+const KINDS: [Kind; 5] = [Kind::Message, Kind::Compaction, Kind::Label, Kind::State, Kind::Unknown];
 
 /// The rarer parts of an entry, kept out of line.
 #[derive(Clone, Debug, Default)]
@@ -432,6 +436,8 @@ pub struct Extra<'a> {
     pub more_spans: Vec<Range<usize>>,
     /// The label another entry puts on this one (pi `label` entries: the last one wins).
     pub label: Option<String>,
+    /// The end of the entry's line when it is 4 GiB long or more ([`Entry::span`]).
+    pub long_end: Option<usize>,
     /// The sub-agent session this entry's tool result names (Claude Code `Task` results:
     /// `toolUseResult.agentId`); views that count a session's sub-agents look for its file.
     pub subagent: Option<String>,
@@ -491,17 +497,99 @@ pub const OTHER_KIND: u8 = u8::MAX;
 /// [`Entry::parent_is_previous`]).
 pub fn parent_id<'s, 'a>(entries: &'s [Entry<'a>], i: usize) -> Option<&'s Id<'a>> {
     let e = &entries[i];
-    if e.parent_is_previous {
+    if e.parent_is_previous() {
         return entries.get(i.checked_sub(1)?).map(|p| &p.id);
     }
     e.parent.as_deref()
 }
 
 impl<'a> Entry<'a> {
+    /// An entry of `kind` at the line `line` whose bytes are `span`, with the id `id`: no
+    /// parent, time, message or rarer parts, its kind's name empty.
+    pub fn new(line: u32, span: Range<usize>, kind: Kind, id: Id<'a>) -> Entry<'a> {
+        let mut e = Entry { line, len: 0, at: 0, id, parent: None, timestamp: Ms::NONE, message: None, extra: None };
+        e.set_span(span);
+        e.set_kind(kind);
+        e
+    }
+
+    /// The line's bytes in the source (for `show` and for views that need the payload).
+    pub fn span(&self) -> Range<usize> {
+        let start = (self.at & START_MASK) as usize;
+        let end = match self.len {
+            u32::MAX => self.extra.as_ref().and_then(|x| x.long_end).unwrap_or(start),
+            len => start + len as usize,
+        };
+        start..end
+    }
+
+    /// Set the line's bytes ([`Entry::span`]). A start past [`START_BITS`] bits cannot
+    /// be: the source refuses such sizes.
+    pub fn set_span(&mut self, span: Range<usize>) {
+        let start = span.start as u64;
+        debug_assert!(start <= START_MASK, "a source under 2^{START_BITS} bytes");
+        self.at = (self.at & !START_MASK) | (start & START_MASK);
+        let len = span.end.saturating_sub(span.start);
+        match u32::try_from(len) {
+            Ok(l) if l < u32::MAX => {
+                self.len = l;
+                if let Some(x) = self.extra.as_mut() {
+                    x.long_end = None;
+                }
+            }
+            _ => {
+                self.len = u32::MAX;
+                self.extra_mut().long_end = Some(span.end);
+            }
+        }
+    }
+
+    pub fn kind(&self) -> Kind {
+        KINDS[(self.at >> KIND_SHIFT & 7) as usize]
+    }
+
+    pub fn set_kind(&mut self, kind: Kind) {
+        let k = KINDS.iter().position(|&x| x == kind).unwrap_or(4) as u64;
+        self.at = (self.at & !(7 << KIND_SHIFT)) | k << KIND_SHIFT;
+    }
+
+    /// The id was made up by the reader (`L<line>`), because the format has none. (In the
+    /// entry itself, not in `extra`: formats without ids make one up for every entry.)
+    pub fn synthetic_id(&self) -> bool {
+        self.at & SYNTHETIC_BIT != 0
+    }
+
+    pub fn set_synthetic_id(&mut self, made_up: bool) {
+        self.at = if made_up { self.at | SYNTHETIC_BIT } else { self.at & !SYNTHETIC_BIT };
+    }
+
+    /// The parent is the entry just before this one in the session's entries, so its id is
+    /// not kept twice ([`Entry::link_parent`]). Only once the entries are in their final
+    /// order: a format's pass sees every parent whole.
+    pub fn parent_is_previous(&self) -> bool {
+        self.at & PREVIOUS_BIT != 0
+    }
+
+    fn set_parent_is_previous(&mut self, previous: bool) {
+        self.at = if previous { self.at | PREVIOUS_BIT } else { self.at & !PREVIOUS_BIT };
+    }
+
+    /// The kind as written in the file (meaningful for unknown kinds), as its place in
+    /// [`KIND_NAMES`] when it is one of them (as it nearly always is), else
+    /// [`OTHER_KIND`] and the name in the box of rarer parts: [`Entry::kind_name`] reads
+    /// either way, and [`Entry::named`] sets it.
+    fn kind_at(&self) -> u8 {
+        (self.at >> KIND_AT_SHIFT) as u8
+    }
+
+    fn set_kind_at(&mut self, at: u8) {
+        self.at = (self.at & !(0xff << KIND_AT_SHIFT)) | u64::from(at) << KIND_AT_SHIFT;
+    }
+
     /// Name the parent by its id.
     pub fn set_parent(&mut self, parent: Option<Id<'a>>) {
         self.parent = parent.map(Box::new);
-        self.parent_is_previous = false;
+        self.set_parent_is_previous(false);
     }
 
     /// The parent's id when it is kept whole (as a format's pass sees it: before the
@@ -515,13 +603,13 @@ impl<'a> Entry<'a> {
     pub fn link_parent(&mut self, before: &Entry<'a>) {
         if self.parent.as_deref().is_some_and(|p| *p == before.id) {
             self.parent = None;
-            self.parent_is_previous = true;
+            self.set_parent_is_previous(true);
         }
     }
 
     /// The kind as written in the file (meaningful for unknown kinds).
     pub fn kind_name(&self) -> &str {
-        match KIND_NAMES.get(usize::from(self.kind_at)) {
+        match KIND_NAMES.get(usize::from(self.kind_at())) {
             Some(name) => name,
             None => self.extra.as_ref().and_then(|x| x.kind_name.as_deref()).unwrap_or_default(),
         }
@@ -532,13 +620,13 @@ impl<'a> Entry<'a> {
     pub fn named(mut self, name: Cow<'a, str>) -> Entry<'a> {
         match KIND_NAMES.iter().position(|k| *k == name) {
             Some(at) => {
-                self.kind_at = at as u8;
+                self.set_kind_at(at as u8);
                 if let Some(x) = self.extra.as_mut() {
                     x.kind_name = None;
                 }
             }
             None => {
-                self.kind_at = OTHER_KIND;
+                self.set_kind_at(OTHER_KIND);
                 self.extra_mut().kind_name = Some(name);
             }
         }
@@ -547,7 +635,7 @@ impl<'a> Entry<'a> {
 
     /// Every line of the entry, in file order.
     pub fn spans(&self) -> impl Iterator<Item = Range<usize>> + '_ {
-        std::iter::once(self.span.clone()).chain(self.extra.iter().flat_map(|x| x.more_spans.iter().cloned()))
+        std::iter::once(self.span()).chain(self.extra.iter().flat_map(|x| x.more_spans.iter().cloned()))
     }
 
     /// A hint the decoder left for the file-level pass.
@@ -1063,25 +1151,57 @@ pub struct Observation<'a> {
 mod tests {
     use super::*;
 
+    /// What an entry packs in one word reads back as set, each part alone whatever the
+    /// others hold: the line's start up to the largest a source can have, lengths up to and
+    /// past 4 GiB (the end then in the box of rarer parts, which keeps what else it holds),
+    /// every kind, both flags, and the kind's name.
+    #[test]
+    fn an_entry_reads_back_what_it_packs() {
+        let starts = [0usize, 1, 4095, (1 << 32) + 7, START_MASK as usize - 1, START_MASK as usize];
+        let lens = [0usize, 1, 3000, u32::MAX as usize - 1, u32::MAX as usize, 5 << 30];
+        let kinds = [Kind::Message, Kind::Compaction, Kind::Label, Kind::State, Kind::Unknown];
+        for (k, &start) in starts.iter().enumerate() {
+            for (l, &len) in lens.iter().enumerate() {
+                let kind = kinds[(k + l) % kinds.len()];
+                let mut e = Entry::new(7, start..start + len, kind, Id::copied("e"));
+                let (made_up, previous) = ((k + l) % 2 == 0, (k * l) % 3 == 0);
+                e.set_synthetic_id(made_up);
+                e.set_parent_is_previous(previous);
+                let name = KIND_NAMES[(k * 7 + l) % KIND_NAMES.len()];
+                e = e.named(Cow::Borrowed(name));
+                for _ in 0..2 {
+                    assert_eq!(e.span(), start..start + len, "{start} {len}");
+                    assert_eq!(e.spans().next(), Some(start..start + len));
+                    assert_eq!((e.kind(), e.synthetic_id(), e.parent_is_previous()), (kind, made_up, previous));
+                    assert_eq!(e.kind_name(), name);
+                    assert_eq!(e.extra.is_some(), len >= u32::MAX as usize, "{len}: the box only for a long line");
+                    assert_eq!(e.line, 7);
+                    // Set again, each to the other values: the rest unchanged.
+                    e.set_kind(kind);
+                    e.set_synthetic_id(!made_up);
+                    e.set_synthetic_id(made_up);
+                    e.set_parent_is_previous(!previous);
+                    e.set_parent_is_previous(previous);
+                    e.set_span(0..0);
+                    assert_eq!((e.span(), e.kind(), e.kind_name()), (0..0, kind, name));
+                    e.set_span(start..start + len);
+                }
+                // A long line's end stays beside what else the box holds.
+                e.extra_mut().subagent = Some("agent".into());
+                e.set_span(start..start + len);
+                assert_eq!(e.span(), start..start + len);
+                assert_eq!(e.subagent(), Some("agent"));
+            }
+        }
+    }
+
     /// A kind's or a role's name reads back as written, whether it is kept as a byte (a name
     /// the formats write) or whole (any other, borrowed or unescaped), and naming an entry
     /// again replaces the name either way.
     #[test]
     fn names_read_back_as_written_whether_kept_as_a_byte_or_whole() {
         assert!(KIND_NAMES.len() < usize::from(OTHER_KIND) && ROLE_NAMES.len() < usize::from(OTHER_ROLE));
-        let entry = Entry {
-            line: 1,
-            span: 0..0,
-            kind: Kind::Unknown,
-            kind_at: 0,
-            id: Id::copied("e"),
-            parent: None,
-            timestamp: Ms::NONE,
-            message: None,
-            synthetic_id: false,
-            parent_is_previous: false,
-            extra: None,
-        };
+        let entry = Entry::new(1, 0..0, Kind::Unknown, Id::copied("e"));
         let odd = ["weird", "messages", "Message", "user ", "\u{1b}[2J", "é"];
         for name in KIND_NAMES.iter().copied().chain(odd) {
             for written in [Cow::Borrowed(name), Cow::Owned(name.to_string())] {
@@ -1124,10 +1244,11 @@ mod tests {
         assert_ne!(key(canonical), key("55d37ca7-989b-4ca7-8cf2-989b5cf255d4"));
         assert_eq!(key(canonical).hash64(), key(canonical).hash64());
         assert_eq!(std::mem::size_of::<Id>(), 24);
-        // The made-up-id flag and the kind's name sit in the entry's padding, and the parts few entries have
-        // (a compaction, a state change, a label's text) in its box of rarer parts.
-        // The parent is boxed, and most entries keep none (it is the entry before).
-        assert_eq!(std::mem::size_of::<Entry>(), 80);
+        // Where the line starts, the kind, its name's place and the two flags share 8 bytes;
+        // the parts few entries have (a compaction, a state change, a label's text) are in
+        // its box of rarer parts. The parent is boxed, and most entries keep none (it is the
+        // entry before).
+        assert_eq!(std::mem::size_of::<Entry>(), 72);
         // A reply's model, usage and stop reason are boxed apart: prompts and tool results
         // carry none of them. The role's name sits in the message's padding, and the count
         // kept for a context estimate in 12 bytes.

@@ -24,7 +24,7 @@ pub struct Description {
 /// Describe entry `i`, re-reading its line for message text (the index keeps no payloads).
 pub fn describe_at(s: &Session<'_>, i: Ix) -> Description {
     let e = s.entry(i);
-    let content = if e.kind == Kind::Message { s.content_preview(i, PREVIEW_CHARS).ok() } else { None };
+    let content = if e.kind() == Kind::Message { s.content_preview(i, PREVIEW_CHARS).ok() } else { None };
     describe(e, content.as_ref())
 }
 
@@ -39,7 +39,7 @@ pub fn describe(e: &Entry<'_>, content: Option<&Content>) -> Description {
 }
 
 fn describe_kind(e: &Entry<'_>, content: Option<&Content>) -> Description {
-    match e.kind {
+    match e.kind() {
         Kind::Message => message(e, content),
         Kind::Compaction => {
             let c = e.compaction();

@@ -120,7 +120,7 @@ impl Search {
         found: &mut dyn FnMut(Found) -> bool,
     ) -> bool {
         let e = s.entry(i);
-        let parts = match e.kind {
+        let parts = match e.kind() {
             Kind::Message => match s.content(i) {
                 Ok(c) => message_parts(e.message.as_ref().map(|m| m.role), e.role_name(), c, names),
                 // Reported at load time: an entry line that parsed once parses again.

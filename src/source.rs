@@ -42,6 +42,10 @@ pub const DEFAULT_MAX_BYTES: u64 = 2 << 30;
 /// lines is refused rather than numbered wrongly.
 const MAX_LINES: u64 = u32::MAX as u64;
 
+/// The largest source: where an entry's line starts is kept in
+/// [`crate::model::START_BITS`] bits.
+const MAX_BYTES: u64 = 1 << crate::model::START_BITS;
+
 /// How to get the bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct ReadOptions {
@@ -198,6 +202,12 @@ impl Source {
         let nul_tail = all.len() - end;
         check_cr_only(name, &all[start..end])?;
         check_line_count(name, &all[start..end], MAX_LINES)?;
+        if all.len() as u64 > MAX_BYTES {
+            return Err(Error::input(
+                name,
+                format!("{} bytes; at most {MAX_BYTES} bytes (2 PiB) can be read", all.len()),
+            ));
+        }
         Ok(Source { name: name.to_string(), data: bytes, body: start..end, bom, nul_tail, identity: None })
     }
 

@@ -709,7 +709,7 @@ fn arcturn_span<'s>(e: &'s Entry<'_>, payload: Payload, (prev, ts): (Option<i64>
             Role::User | Role::Other => None,
         };
     }
-    match e.kind {
+    match e.kind() {
         Kind::Compaction => {
             let c = e.compaction()?;
             let mut f = Map::new();

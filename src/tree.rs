@@ -94,7 +94,7 @@ impl Tree {
         let mut reason: Vec<Option<RootReason>> = vec![None; n];
         let mut real_roots = 0usize;
         for (i, e) in entries.iter().enumerate() {
-            if e.kind == Kind::Compaction {
+            if e.kind() == Kind::Compaction {
                 if let Some(c) = e.compaction() {
                     for t in [&c.up_to, &c.first_kept].into_iter().flatten() {
                         name(&mut named, &lookup, entries, t);
@@ -473,18 +473,10 @@ mod tests {
     use crate::model::Kind;
 
     fn e(id: &'static str, parent: Option<&'static str>, line: u32) -> Entry<'static> {
-        Entry {
-            line,
-            span: 0..0,
-            kind: Kind::Label,
-            kind_at: 0,
-            id: Id::copied(id),
-            parent: parent.map(|p| Box::new(Id::copied(p))),
-            timestamp: crate::model::Ms::NONE,
-            message: None,
-            synthetic_id: false,
-            parent_is_previous: false,
-            extra: None,
+        {
+            let mut e = Entry::new(line, 0..0, Kind::Label, Id::copied(id));
+            e.parent = parent.map(|p| Box::new(Id::copied(p)));
+            e
         }
         .named(std::borrow::Cow::Borrowed("label"))
     }
@@ -498,7 +490,7 @@ mod tests {
         first_kept: &'static str,
     ) -> Entry<'static> {
         let mut c = e(id, Some(parent), line);
-        c.kind = Kind::Compaction;
+        c.set_kind(Kind::Compaction);
         c.extra.get_or_insert_with(Default::default).compaction = Some(Box::new(crate::model::Compaction {
             up_to: Some(Id::copied(up_to)),
             first_kept: Some(Id::copied(first_kept)),

@@ -162,7 +162,7 @@ fn a_preview_reads_the_start_of_every_text() {
                 assert_eq!(got, whole.clone().cut(chars), "{rel}:{}: cut to {chars}", e.line);
             }
             let described = arcturn_inspect::preview::describe(e, Some(&whole));
-            if e.kind == arcturn_inspect::model::Kind::Message {
+            if e.kind() == arcturn_inspect::model::Kind::Message {
                 assert_eq!(arcturn_inspect::preview::describe_at(s, i as u32), described, "{rel}:{}", e.line);
             }
             entries += 1;
@@ -298,7 +298,7 @@ fn parents_read_as_written_whether_linked_or_kept() {
                 let got = s.parent_id(i as u32).map(|p| p.text().into_owned());
                 assert_eq!(&got, want, "{rel}:{}: parent", e.line);
                 entries += 1;
-                linked += usize::from(e.parent_is_previous);
+                linked += usize::from(e.parent_is_previous());
             }
         }
     }

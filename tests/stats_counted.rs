@@ -125,7 +125,7 @@ fn generated_sessions_cut_into_parts_count_the_same_either_way() {
         let opts = options(None);
         let counting = Counting::new(&opts);
         let s = Session::load_counted(&src, None, Detail::Counted, Uses::Unlisted, Some(&counting)).unwrap();
-        let last = s.entries.iter().rposition(|e| e.kind == Kind::Compaction).unwrap();
+        let last = s.entries.iter().rposition(|e| e.kind() == Kind::Compaction).unwrap();
         let (mut kept, mut after) = (0, 0);
         for (i, e) in s.entries.iter().enumerate() {
             kept += usize::from(e.message.is_some());
@@ -141,7 +141,7 @@ fn generated_sessions_cut_into_parts_count_the_same_either_way() {
         let tip = s.tree.latest().unwrap();
         assert_eq!(s.entry(tip).id.text(), "resumed-2");
         let path = s.tree.path(tip);
-        let cut = path.iter().rposition(|&i| s.entry(i).kind == Kind::Compaction).map_or(0, |c| c + 1);
+        let cut = path.iter().rposition(|&i| s.entry(i).kind() == Kind::Compaction).map_or(0, |c| c + 1);
         let read_back = path[cut..].iter().filter(|&&i| s.brief(i).is_some() && s.entry(i).message.is_none()).count();
         assert!(read_back > 3, "{read_back} messages of the latest context were let go");
     }

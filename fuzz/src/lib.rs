@@ -88,18 +88,10 @@ fn content_read_directly_agrees(doc: &str) {
         let table = arcturn_inspect::format::decoder(format);
         let Some(direct) = table.direct else { continue };
         for kind in ["message", "branch_summary", "custom_message"] {
-            let e = Entry {
-                line: 1,
-                span: 0..doc.len(),
-                kind: Kind::Message,
-                kind_at: 0,
-                id: Id::copied("e"),
-                parent: None,
-                timestamp: None.into(),
-                message: None,
-                synthetic_id: false,
-                parent_is_previous: false,
-                extra: None,
+            let e = {
+                let mut e = Entry::new(1, 0..doc.len(), Kind::Message, Id::copied("e"));
+                e.timestamp = None.into();
+                e
             }
             .named(std::borrow::Cow::Borrowed(kind));
             let reference = (table.content)(&e, std::slice::from_ref(&whole));

@@ -178,7 +178,7 @@ fn cell(s: &Session<'_>, i: Ix, p: &Palette, width: usize, pad: bool) -> String 
     let room = width.saturating_sub(crate::render::fit::width(&id));
     let rest = crate::render::fit::truncate(&rest, room).into_owned();
     let pad = if pad { room.saturating_sub(crate::render::fit::width(&rest)) } else { 0 };
-    let rest = match (e.kind, e.message.as_ref().map(|m| m.role)) {
+    let rest = match (e.kind(), e.message.as_ref().map(|m| m.role)) {
         (Kind::Message, Some(Role::User)) => p.user(&rest),
         _ if d.alert => p.error(&rest),
         _ => rest,

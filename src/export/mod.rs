@@ -354,7 +354,7 @@ fn chart(s: &Session<'_>, path: &[Ix], events: &[&Observation<'_>]) -> Chart {
             for &i in path {
                 let e = s.entry(i);
                 let anchor = Some(vis_line(&e.id.text()));
-                match (&e.message, e.kind) {
+                match (&e.message, e.kind()) {
                     (Some(m), _) if m.role == Role::Assistant => {
                         if let Some(&u) = m.usage() {
                             let label = format!("call {} ({})", c.bars.len() + 1, vis_line(&e.id.short()));
@@ -423,7 +423,7 @@ impl Builder<'_, '_> {
             }
             let id = vis_line(&e.id.text());
             let time = clock(e.timestamp.get());
-            match e.kind {
+            match e.kind() {
                 Kind::Message => {
                     let c = s.content(ix)?;
                     items.push(Item::Message(self.message(ix, c.error.as_deref(), &c.blocks, Vec::new(), None)));

@@ -327,18 +327,12 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
             withhold_thinking: cow(c.withhold_thinking),
         }),
     });
-    let entry = Entry {
-        line: n,
-        span: line.span.clone(),
-        kind,
-        kind_at: 0,
-        id,
-        parent: parent.map(Box::new),
-        timestamp: raw.timestamp.ms().into(),
-        message: message.map(Box::new),
-        synthetic_id: false,
-        parent_is_previous: false,
-        extra: None,
+    let entry = {
+        let mut e = Entry::new(n, line.span.clone(), kind, id);
+        e.parent = parent.map(Box::new);
+        e.timestamp = raw.timestamp.ms().into();
+        e.message = message.map(Box::new);
+        e
     }
     .named(kind_name.unwrap_or(Cow::Borrowed("")))
     .with_parts(compaction, state, text_of(raw.label));

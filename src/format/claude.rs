@@ -383,18 +383,15 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
             Some(u) => Id::from_text(u.0),
             None => super::made_up_id(),
         };
-        let entry = Entry {
-            line: n,
-            span: line.span.clone(),
-            kind: Kind::Unknown,
-            kind_at: 0,
-            id,
-            parent: raw.parent_uuid.flatten().map(|p| Box::new(Id::from_text(p.0))),
-            timestamp: raw.timestamp.ms().into(),
-            message: None,
-            synthetic_id: !has_links,
-            parent_is_previous: false,
-            extra: Some(Box::new(crate::model::Extra { hints, ..Default::default() })),
+        let entry = {
+            let mut e = Entry::new(n, 0..0, Kind::Unknown, id);
+            e.parent = raw.parent_uuid.flatten().map(|p| Box::new(Id::from_text(p.0)));
+            e.timestamp = raw.timestamp.ms().into();
+            e.extra = Some(Box::new(crate::model::Extra { hints, ..Default::default() }));
+            // After the box: a line of 4 GiB or more keeps its end there.
+            e.set_span(line.span.clone());
+            e.set_synthetic_id(!has_links);
+            e
         };
         // Not named after its type: the pass drops the entry once it has read its links and
         // hints, and nothing reads its kind.
@@ -510,19 +507,16 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
             })
         }
     };
-    let entry = Entry {
-        line: n,
-        span: line.span.clone(),
-        kind,
-        kind_at: 0,
-        id: Id::from_text(uuid.0),
-        parent: parent.map(Box::new),
-        timestamp: raw.timestamp.ms().into(),
-        message: message.map(Box::new),
-        synthetic_id: false,
-        parent_is_previous: false,
-        extra: (!hints.is_empty() || compaction.is_some())
-            .then(|| Box::new(crate::model::Extra { hints, compaction, ..Default::default() })),
+    let entry = {
+        let mut e = Entry::new(n, 0..0, kind, Id::from_text(uuid.0));
+        e.parent = parent.map(Box::new);
+        e.timestamp = raw.timestamp.ms().into();
+        e.message = message.map(Box::new);
+        e.extra = (!hints.is_empty() || compaction.is_some())
+            .then(|| Box::new(crate::model::Extra { hints, compaction, ..Default::default() }));
+        // After the box: a line of 4 GiB or more keeps its end there.
+        e.set_span(line.span.clone());
+        e
     }
     .named(ty);
     Ok((Record::Entry(entry), notes))
@@ -586,7 +580,7 @@ fn prompt_text<'a>(e: &Entry<'a>, bytes: &'a [u8]) -> Option<Text<'a>> {
         #[serde(borrow)]
         content: Option<&'a RawValue>,
     }
-    let line = bytes.get(e.span.clone())?;
+    let line = bytes.get(e.span().clone())?;
     if let Some(l) = std::str::from_utf8(line).ok().and_then(|t| serde_json::from_str::<Line<'a>>(t).ok()) {
         return first_text(l.message?.content?).map(Text::Json);
     }
@@ -876,7 +870,7 @@ impl<'a> Pass<'a> {
         let id_key = self.ids[slot].clone();
         // Each slot is visited once, before anything else empties it.
         let mut e = self.keep[slot].take().expect("a slot not yet visited");
-        if e.synthetic_id {
+        if e.synthetic_id() {
             self.made_up.push(slot as u32);
         }
         if let Some(a) = e.hint(AGENT).map(|a| a.to_string()) {
@@ -924,7 +918,7 @@ impl<'a> Pass<'a> {
                         self.issuer.insert(c, first);
                     }
                     let target = self.keep[first].as_mut().expect("a kept entry");
-                    self.kept_by_id.keep(slot, &id_key, (first, target.kind));
+                    self.kept_by_id.keep(slot, &id_key, (first, target.kind()));
                     merge_response(target, e);
                     let alias = Some(target.id.clone());
                     self.redirect_to(id_key, alias);
@@ -942,13 +936,13 @@ impl<'a> Pass<'a> {
         if e.hint(COMPACT_SUMMARY).is_some() {
             let boundary = parent.as_ref().and_then(|p| self.kept_by_id.compaction(p));
             let text = prompt_text(&e, bytes);
-            match boundary.filter(|&b| self.keep[b].as_ref().is_some_and(|b| b.kind == Kind::Compaction)) {
+            match boundary.filter(|&b| self.keep[b].as_ref().is_some_and(|b| b.kind() == Kind::Compaction)) {
                 Some(b_ix) => {
                     let b = self.keep[b_ix].as_mut().expect("a kept entry");
                     let c = b.extra_mut().compaction.get_or_insert_with(Default::default);
                     if c.summary.is_none() {
                         c.summary = text;
-                        b.extra_mut().more_spans.push(e.span.clone());
+                        b.extra_mut().more_spans.push(e.span().clone());
                         let alias = Some(b.id.clone());
                         self.redirect_to(id_key, alias);
                         self.owner.push(NO_OWNER);
@@ -957,13 +951,13 @@ impl<'a> Pass<'a> {
                 }
                 None => {
                     // No boundary line (older files): the summary line is the compaction.
-                    e.kind = Kind::Compaction;
+                    e.set_kind(Kind::Compaction);
                     e.message = None;
                     e.extra_mut().compaction = Some(Box::new(Compaction { summary: text, ..Compaction::default() }));
                 }
             }
         }
-        if e.kind == Kind::Compaction {
+        if e.kind() == Kind::Compaction {
             if let Some(lp) = e.hint(LOGICAL_PARENT).cloned() {
                 parent = Some(Id::from_text(lp));
             }
@@ -985,7 +979,7 @@ impl<'a> Pass<'a> {
             }
         }
         self.owner.push(if e.message.is_some() { slot as u32 } else { NO_OWNER });
-        self.kept_by_id.keep(slot, &id_key, (slot, e.kind));
+        self.kept_by_id.keep(slot, &id_key, (slot, e.kind()));
         e.set_parent(parent);
         self.keep[slot] = Some(e);
         // Results are attached once their issuer is known (it always precedes them).
@@ -1015,7 +1009,7 @@ fn session_and_cwd<'a>(
         if session.is_some() && cwd.is_some() {
             break;
         }
-        let Some(line) = bytes.get(e.span.clone()) else { continue };
+        let Some(line) = bytes.get(e.span().clone()) else { continue };
         let escaped = memchr::memmem::find(line, b"\\u").is_some();
         let wanted = |key: &[u8]| escaped || memchr::memmem::find(line, key).is_some();
         if !((session.is_none() && wanted(b"\"sessionId\"")) || (cwd.is_none() && wanted(b"\"cwd\""))) {
@@ -1057,7 +1051,7 @@ fn leak_borrow<'a>(c: &Cow<'a, str>) -> &'a str {
 
 /// Fold a later line of a response into the entry of its first line.
 fn merge_response<'a>(target: &mut Entry<'a>, e: Entry<'a>) {
-    target.extra_mut().more_spans.push(e.span.clone());
+    target.extra_mut().more_spans.push(e.span().clone());
     let (Some(t), Some(mut m)) = (target.message.as_mut(), e.message) else { return };
     let b = &mut t.blocks;
     b.text += m.blocks.text;

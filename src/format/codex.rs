@@ -297,18 +297,10 @@ fn meta<'a>(line: &Line, ts: Option<i64>, hints: Vec<(&'static str, Cow<'a, str>
 }
 
 fn entry<'a>(line: &Line, ts: Option<i64>, kind: Kind, kind_name: Cow<'a, str>, id: Id<'a>) -> Entry<'a> {
-    Entry {
-        line: line.number,
-        span: line.span.clone(),
-        kind,
-        kind_at: 0,
-        id,
-        parent: None,
-        timestamp: ts.into(),
-        message: None,
-        synthetic_id: false,
-        parent_is_previous: false,
-        extra: None,
+    {
+        let mut e = Entry::new(line.number, line.span.clone(), kind, id);
+        e.timestamp = ts.into();
+        e
     }
     .named(kind_name)
 }
@@ -325,7 +317,7 @@ fn item<'a>(
     let n = line.number;
     let kind_name = sub.clone().unwrap_or(Cow::Borrowed(""));
     let mut e = entry(line, ts, Kind::Message, kind_name, super::made_up_id());
-    e.synthetic_id = true;
+    e.set_synthetic_id(true);
     let mut blocks = Blocks::default();
     let mut tool_calls = Vec::new();
     let mut tool_results = Vec::new();
@@ -392,7 +384,7 @@ fn item<'a>(
                 "response item type",
                 if other.is_empty() { "(none)" } else { other },
             ));
-            e.kind = Kind::Unknown;
+            e.set_kind(Kind::Unknown);
             return e;
         }
     };
@@ -516,7 +508,7 @@ fn output_exit_code(raw: &RawValue) -> Option<i64> {
 /// sent after it is the summary text: `message`, then each replacement item as text.
 fn compacted<'a>(p: Box<RawPayload<'a>>, line: &Line, ts: Option<i64>) -> Entry<'a> {
     let mut e = entry(line, ts, Kind::Compaction, Cow::Borrowed("compacted"), super::made_up_id());
-    e.synthetic_id = true;
+    e.set_synthetic_id(true);
     let message = p.message.and_then(|m| serde_json::from_str::<Value>(m.get()).ok());
     let mut parts: Vec<String> = Vec::new();
     if let Some(m) = message.as_ref().and_then(Value::as_str).filter(|m| !m.trim().is_empty()) {
@@ -807,7 +799,7 @@ impl<'a> Pass<'a> {
                 w.provider = hint("provider");
                 self.header = Some(Header {
                     line: e.line,
-                    span: e.span.clone(),
+                    span: e.span().clone(),
                     id: hint("id").map(Cow::Owned),
                     title: None,
                     cwd: hint("cwd").map(Cow::Owned),
@@ -900,7 +892,7 @@ fn place<'a>(out: &mut Vec<Entry<'a>>, w: &mut Walk, e: Entry<'a>) {
 
 /// Add one more assistant item to a request's entry.
 fn merge<'a>(into: &mut Entry<'a>, e: Entry<'a>) {
-    let span = e.span.clone();
+    let span = e.span().clone();
     let Some(m) = e.message else { return };
     if let Some(t) = into.message.as_mut() {
         let (a, b) = (&mut t.blocks, m.blocks);
@@ -929,10 +921,10 @@ fn settle<'a>(out: &mut Vec<Entry<'a>>, w: &mut Walk, mut counter: Entry<'a>, la
         None => {
             let n = counter.line;
             counter.id = super::line_id(n);
-            counter.kind = Kind::Message;
+            counter.set_kind(Kind::Message);
             counter = counter.named(Cow::Borrowed("token_count"));
             counter.extra_mut().hints.clear();
-            counter.synthetic_id = true;
+            counter.set_synthetic_id(true);
             counter.message = Some(Box::new(Message::with_role(Role::Assistant, Cow::Borrowed("assistant"))));
             chain(out, w, counter)
         }

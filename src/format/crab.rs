@@ -239,18 +239,11 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         }
         None => None,
     };
-    let entry = Entry {
-        line: n,
-        span: line.span.clone(),
-        kind,
-        kind_at: 0,
-        id,
-        parent: parent.map(Box::new),
-        timestamp: crate::model::Ms::NONE,
-        message: message.map(Box::new),
-        synthetic_id: false,
-        parent_is_previous: false,
-        extra: None,
+    let entry = {
+        let mut e = Entry::new(n, line.span.clone(), kind, id);
+        e.parent = parent.map(Box::new);
+        e.message = message.map(Box::new);
+        e
     }
     .named(kind_name.unwrap_or(Cow::Borrowed("")));
     Ok((Record::Entry(entry), notes))

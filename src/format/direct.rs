@@ -605,18 +605,10 @@ mod tests {
     }
 
     fn entry(kind: &'static str) -> Entry<'static> {
-        Entry {
-            line: 1,
-            span: 0..0,
-            kind: Kind::Message,
-            kind_at: 0,
-            id: crate::model::Id::copied("a"),
-            parent: None,
-            timestamp: None.into(),
-            message: None,
-            synthetic_id: false,
-            parent_is_previous: false,
-            extra: None,
+        {
+            let mut e = Entry::new(1, 0..0, Kind::Message, crate::model::Id::copied("a"));
+            e.timestamp = None.into();
+            e
         }
         .named(std::borrow::Cow::Borrowed(kind))
     }

@@ -591,11 +591,11 @@ fn place_made_up_ids(p: &mut Part<'_, '_>, lines: u32) {
         let Some(line) = f.line else { continue };
         let Ok(i) = p.entries.binary_search_by_key(&line, |e| e.line) else { continue };
         let e = &p.entries[i];
-        if e.synthetic_id && f.id.as_ref().is_some_and(|id| id.text() == e.id.text()) {
+        if e.synthetic_id() && f.id.as_ref().is_some_and(|id| id.text() == e.id.text()) {
             f.id = Some(line_id(line + lines));
         }
     }
-    for e in p.entries.iter_mut().filter(|e| e.synthetic_id) {
+    for e in p.entries.iter_mut().filter(|e| e.synthetic_id()) {
         e.id = line_id(e.line + lines);
     }
 }
@@ -739,7 +739,7 @@ impl<'t, 'a> Part<'t, 'a> {
         if let Some(sink) = &mut self.sink {
             sink.entry(at, e);
         }
-        if e.kind == Kind::Compaction {
+        if e.kind() == Kind::Compaction {
             for j in self.kept.drain(..) {
                 let_go(&mut self.entries[j as usize]);
             }
@@ -768,7 +768,7 @@ impl<'t, 'a> Part<'t, 'a> {
                 if let Some(before) = self.entries.last().filter(|_| self.link) {
                     e.link_parent(before);
                 }
-                self.folds |= e.kind == Kind::Compaction;
+                self.folds |= e.kind() == Kind::Compaction;
                 // Decoded and checked, then let go at once: the allocator hands the same
                 // memory to the next line instead of fresh pages.
                 match self.detail {
@@ -794,7 +794,7 @@ impl<'t, 'a> Part<'t, 'a> {
 /// entry without one. `text` is the entry's line.
 pub fn read_back<'a>(text: &'a str, e: &Entry<'a>, format: Format) -> Option<Box<Message<'a>>> {
     let dec = decoder(format);
-    let line = Line { number: e.line, span: e.span.clone(), terminated: true };
+    let line = Line { number: e.line, span: e.span().clone(), terminated: true };
     match decode_line(text, &line, &dec, Effort::Skim, &mut Vec::new()).1 {
         Ok((Record::Entry(read), _)) => read.message,
         _ => None,

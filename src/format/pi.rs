@@ -245,23 +245,17 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         },
         ..State::default()
     });
-    let mut entry = Entry {
-        line: n,
-        span: line.span.clone(),
-        kind,
-        kind_at: 0,
-        id,
-        parent: parent.map(Box::new),
-        timestamp: raw.timestamp.ms().into(),
-        message: message.map(Box::new),
-        synthetic_id: false,
-        parent_is_previous: false,
-        extra: None,
+    let mut entry = {
+        let mut e = Entry::new(n, line.span.clone(), kind, id);
+        e.parent = parent.map(Box::new);
+        e.timestamp = raw.timestamp.ms().into();
+        e.message = message.map(Box::new);
+        e
     }
     .named(ty.unwrap_or(Cow::Borrowed("")))
     .with_parts(compaction, state, text_of(raw.label));
     if v1 {
-        entry.synthetic_id = true;
+        entry.set_synthetic_id(true);
         let x = entry.extra_mut();
         push_lean(&mut x.hints, ("v1", Cow::Borrowed("")));
         if let Some(k) = num(raw.first_kept_entry_index) {
@@ -299,7 +293,7 @@ fn fold_entries(d: &mut Decoded<'_>) {
     let mut labels: crate::format::FastMap<String, Option<String>> = Default::default();
     let mut title = None;
     for e in &d.entries {
-        if e.kind == Kind::Label {
+        if e.kind() == Kind::Label {
             if let Some(t) = e.hint("target") {
                 let text = e.label_text().map(Text::decode).filter(|l| !l.is_empty());
                 labels.insert(t.to_string(), text);

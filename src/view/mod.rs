@@ -165,7 +165,7 @@ impl EntryText {
             Some(RootReason::Cycle) => badges.push("(cycle cut here)".into()),
             _ => {}
         }
-        let tint = match (e.kind, e.message.as_ref().map(|m| m.role)) {
+        let tint = match (e.kind(), e.message.as_ref().map(|m| m.role)) {
             (Kind::Compaction, _) => Style::Compaction,
             (Kind::Label, _) => Style::Label,
             (Kind::State, _) => Style::State,

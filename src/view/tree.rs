@@ -70,7 +70,7 @@ impl<'s, 'a> Node<'s, 'a> {
             kind: e.kind_name(),
             role: s.role_name(i),
             children: Children { s, of: i },
-            synthetic_id: e.synthetic_id,
+            synthetic_id: e.synthetic_id(),
             label: e.extra.as_ref().and_then(|x| x.label.as_deref()),
         }
     }
@@ -227,7 +227,7 @@ impl<'s, 'a> TreeView<'s, 'a> {
             view.origin = s.header.as_ref().and_then(|h| h.origin.as_deref()).map(|o| sanitize::inline(o).into_owned());
             view.texts = entry_texts(s, &(0..s.entries.len() as Ix).collect::<Vec<_>>());
             view.rows = display_rows(s, collapse);
-            let synthetic = s.entries.first().is_some_and(|e| e.synthetic_id);
+            let synthetic = s.entries.first().is_some_and(|e| e.synthetic_id());
             if synthetic && s.tree.roots().len() == 1 && s.tree.leaves().count() == 1 {
                 view.one_chain = Some(s.entries.len());
             }
@@ -365,7 +365,7 @@ fn linear_run(s: &Session<'_>, start: Ix, latest: Option<Ix>) -> Vec<Ix> {
     let mut at = start;
     loop {
         let e = s.entry(at);
-        let foldable = matches!(e.kind, Kind::Message | Kind::State) && Some(at) != latest;
+        let foldable = matches!(e.kind(), Kind::Message | Kind::State) && Some(at) != latest;
         let kids = s.tree.children(at);
         if !foldable || kids.len() != 1 {
             break;
