@@ -549,8 +549,8 @@ impl<'a> Entry<'a> {
     }
 
     pub fn set_kind(&mut self, kind: Kind) {
-        let k = KINDS.iter().position(|&x| x == kind).unwrap_or(4) as u64;
-        self.at = (self.at & !(7 << KIND_SHIFT)) | k << KIND_SHIFT;
+        // The kind's place in its declaration, which is its place in `KINDS`.
+        self.at = (self.at & !(7 << KIND_SHIFT)) | (kind as u64) << KIND_SHIFT;
     }
 
     /// The id was made up by the reader (`L<line>`), because the format has none. (In the

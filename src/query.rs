@@ -586,7 +586,7 @@ fn refused_lines(s: &Session<'_>) -> std::collections::HashSet<u32> {
 
 fn pick(s: &Session<'_>, i: crate::tree::Ix) -> Pick {
     let e = s.entry(i);
-    Pick { line: e.line, span: e.span().clone() }
+    Pick { line: e.line, span: e.span() }
 }
 
 /// The `kind` (or pi's `type`) of a record, read without decoding the rest of the line.

@@ -217,7 +217,7 @@ impl<'a> Session<'a> {
                 if e.message.is_some() {
                     return None;
                 }
-                format::read_back(self.line_text(e.span().clone())?, e, format)
+                format::read_back(self.line_text(e.span())?, e, format)
             })
             .collect();
         for (&i, m) in ix.iter().zip(messages) {
@@ -259,7 +259,7 @@ impl<'a> Session<'a> {
         match &e.message {
             Some(m) => Some(Held::Kept(m)),
             None if self.brief(i).is_some() => {
-                format::read_back(self.line_text(e.span().clone())?, e, self.format).map(Held::Read)
+                format::read_back(self.line_text(e.span())?, e, self.format).map(Held::Read)
             }
             None => None,
         }
@@ -267,7 +267,7 @@ impl<'a> Session<'a> {
 
     /// The raw bytes of an entry's line.
     pub fn raw(&self, i: Ix) -> &'a [u8] {
-        &self.source_bytes()[self.entries[i as usize].span().clone()]
+        &self.source_bytes()[self.entries[i as usize].span()]
     }
 
     fn source_bytes(&self) -> &'a [u8] {
@@ -313,7 +313,7 @@ impl<'a> Session<'a> {
 
     /// The full JSON value of an entry's (first) line, as stored.
     pub fn value(&self, i: Ix) -> Result<serde_json::Value> {
-        self.value_at(self.entries[i as usize].span().clone())
+        self.value_at(self.entries[i as usize].span())
     }
 
     /// What an entry's message says, in the neutral vocabulary (read from its lines: the

@@ -200,14 +200,14 @@ impl Source {
             end -= 1;
         }
         let nul_tail = all.len() - end;
-        check_cr_only(name, &all[start..end])?;
-        check_line_count(name, &all[start..end], MAX_LINES)?;
         if all.len() as u64 > MAX_BYTES {
             return Err(Error::input(
                 name,
                 format!("{} bytes; at most {MAX_BYTES} bytes (2 PiB) can be read", all.len()),
             ));
         }
+        check_cr_only(name, &all[start..end])?;
+        check_line_count(name, &all[start..end], MAX_LINES)?;
         Ok(Source { name: name.to_string(), data: bytes, body: start..end, bom, nul_tail, identity: None })
     }
 

@@ -580,7 +580,7 @@ fn prompt_text<'a>(e: &Entry<'a>, bytes: &'a [u8]) -> Option<Text<'a>> {
         #[serde(borrow)]
         content: Option<&'a RawValue>,
     }
-    let line = bytes.get(e.span().clone())?;
+    let line = bytes.get(e.span())?;
     if let Some(l) = std::str::from_utf8(line).ok().and_then(|t| serde_json::from_str::<Line<'a>>(t).ok()) {
         return first_text(l.message?.content?).map(Text::Json);
     }
@@ -942,7 +942,7 @@ impl<'a> Pass<'a> {
                     let c = b.extra_mut().compaction.get_or_insert_with(Default::default);
                     if c.summary.is_none() {
                         c.summary = text;
-                        b.extra_mut().more_spans.push(e.span().clone());
+                        b.extra_mut().more_spans.push(e.span());
                         let alias = Some(b.id.clone());
                         self.redirect_to(id_key, alias);
                         self.owner.push(NO_OWNER);
@@ -1009,7 +1009,7 @@ fn session_and_cwd<'a>(
         if session.is_some() && cwd.is_some() {
             break;
         }
-        let Some(line) = bytes.get(e.span().clone()) else { continue };
+        let Some(line) = bytes.get(e.span()) else { continue };
         let escaped = memchr::memmem::find(line, b"\\u").is_some();
         let wanted = |key: &[u8]| escaped || memchr::memmem::find(line, key).is_some();
         if !((session.is_none() && wanted(b"\"sessionId\"")) || (cwd.is_none() && wanted(b"\"cwd\""))) {
@@ -1051,7 +1051,7 @@ fn leak_borrow<'a>(c: &Cow<'a, str>) -> &'a str {
 
 /// Fold a later line of a response into the entry of its first line.
 fn merge_response<'a>(target: &mut Entry<'a>, e: Entry<'a>) {
-    target.extra_mut().more_spans.push(e.span().clone());
+    target.extra_mut().more_spans.push(e.span());
     let (Some(t), Some(mut m)) = (target.message.as_mut(), e.message) else { return };
     let b = &mut t.blocks;
     b.text += m.blocks.text;

@@ -799,7 +799,7 @@ impl<'a> Pass<'a> {
                 w.provider = hint("provider");
                 self.header = Some(Header {
                     line: e.line,
-                    span: e.span().clone(),
+                    span: e.span(),
                     id: hint("id").map(Cow::Owned),
                     title: None,
                     cwd: hint("cwd").map(Cow::Owned),
@@ -892,7 +892,7 @@ fn place<'a>(out: &mut Vec<Entry<'a>>, w: &mut Walk, e: Entry<'a>) {
 
 /// Add one more assistant item to a request's entry.
 fn merge<'a>(into: &mut Entry<'a>, e: Entry<'a>) {
-    let span = e.span().clone();
+    let span = e.span();
     let Some(m) = e.message else { return };
     if let Some(t) = into.message.as_mut() {
         let (a, b) = (&mut t.blocks, m.blocks);

@@ -794,7 +794,7 @@ impl<'t, 'a> Part<'t, 'a> {
 /// entry without one. `text` is the entry's line.
 pub fn read_back<'a>(text: &'a str, e: &Entry<'a>, format: Format) -> Option<Box<Message<'a>>> {
     let dec = decoder(format);
-    let line = Line { number: e.line, span: e.span().clone(), terminated: true };
+    let line = Line { number: e.line, span: e.span(), terminated: true };
     match decode_line(text, &line, &dec, Effort::Skim, &mut Vec::new()).1 {
         Ok((Record::Entry(read), _)) => read.message,
         _ => None,
