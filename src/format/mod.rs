@@ -397,7 +397,9 @@ pub trait Sink<'a>: Send {
 
 /// Makes the [`Sink`] of each part.
 pub trait Sinks<'a>: Sync {
-    fn sink<'s>(&'s self) -> Box<dyn Sink<'a> + 's>
+    /// The sink of a part expected to hold about `room` entries (what its vectors may
+    /// reserve, so that they are not copied as they grow).
+    fn sink<'s>(&'s self, room: usize) -> Box<dyn Sink<'a> + 's>
     where
         'a: 's;
 }
@@ -484,7 +486,7 @@ pub fn decode_counted<'t, 'a: 't>(
             entries: Vec::with_capacity(guess),
             tools: Vec::with_capacity(guess),
             utf8: Utf8Run { end: chunk.end, ..Utf8Run::default() },
-            sink: sinks.filter(|_| part_detail == Detail::Counted).map(|s| s.sink()),
+            sink: sinks.filter(|_| part_detail == Detail::Counted).map(|s| s.sink(guess)),
             ..Part::default()
         };
         for line in source.lines_in(chunk, 1) {
