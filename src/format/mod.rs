@@ -472,10 +472,12 @@ pub fn decode_counted<'t, 'a: 't>(
         source.chunks(threads * CHUNKS_PER_THREAD)
     };
     let folded = std::sync::atomic::AtomicBool::new(false);
+    let spares = Spares::default();
     let decode_chunk = |chunk: Range<usize>| {
         // Room for an entry and a tool use per KiB (lines average a few KiB), so the
         // vectors rarely grow; capacity never written costs address space, not memory.
         let guess = chunk.len() / 1024;
+        let (entries, tools) = spares.take(guess);
         let mut part = Part {
             bytes: chunk.len(),
             detail: part_detail,
@@ -483,8 +485,8 @@ pub fn decode_counted<'t, 'a: 't>(
             // A pass may read the uses even when the load does not keep them.
             pack: !dec.rekeyed && (uses != Uses::Unlisted || dec.fold.is_some()),
             link: dec.fold.is_none(),
-            entries: Vec::with_capacity(guess),
-            tools: Vec::with_capacity(guess),
+            entries,
+            tools,
             utf8: Utf8Run { end: chunk.end, ..Utf8Run::default() },
             sink: sinks.filter(|_| part_detail == Detail::Counted).map(|s| s.sink(guess)),
             ..Part::default()
@@ -513,7 +515,7 @@ pub fn decode_counted<'t, 'a: 't>(
         // does): blocking this thread on the channel below could leave no worker free to
         // decode the chunks it waits for. Collect the parts through rayon, then merge them.
         let parts: Vec<Part> = chunks.into_par_iter().map(decode_chunk).collect();
-        parts.into_iter().for_each(|p| merger.push(p));
+        parts.into_iter().for_each(|p| drop(merger.push(p)));
         return Ok(fold(merger.finish(source), source.bytes(), &dec, detail));
     }
     // The workers decode chunks (roughly in order) while this thread puts finished parts
@@ -533,11 +535,42 @@ pub fn decode_counted<'t, 'a: 't>(
         for (k, part) in rx {
             waiting.insert(k, part);
             while let Some(part) = waiting.remove(&merger.parts) {
-                merger.push(part);
+                spares.give(merger.push(part));
             }
         }
     });
+    // Every chunk is decoded: the spares go before the next tables are built.
+    spares.clear();
     Ok(fold(merger.finish(source), source.bytes(), &dec, detail))
+}
+
+/// The emptied entry and tool use vectors of the parts placed, for the chunks decoded after
+/// them. A part's vectors (about a megabyte on a big file) freed once it is placed are handed
+/// back to the system within 10 ms ([`crate::allocator`]), before the next chunk asks for as
+/// much, and every chunk faulted its pages in afresh; reused, they are faulted in once for
+/// the chunks in flight.
+#[derive(Default)]
+struct Spares<'a>(std::sync::Mutex<Vec<Emptied<'a>>>);
+
+/// A placed part's vectors, emptied, their room kept.
+type Emptied<'a> = (Vec<Entry<'a>>, Vec<ToolUse<'a>>);
+
+impl<'a> Spares<'a> {
+    /// Vectors for a chunk: spares, else new ones with room for `guess` elements each.
+    fn take(&self, guess: usize) -> Emptied<'a> {
+        let spare = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).pop();
+        spare.unwrap_or_else(|| (Vec::with_capacity(guess), Vec::with_capacity(guess)))
+    }
+
+    fn clear(&self) {
+        drop(std::mem::take(&mut *self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())));
+    }
+
+    fn give(&self, emptied: Emptied<'a>) {
+        if emptied.0.capacity() > 0 || emptied.1.capacity() > 0 {
+            self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(emptied);
+        }
+    }
 }
 
 /// Run (or finish) the format's file-level pass, if it has one, then let go of what `detail`
@@ -1093,8 +1126,9 @@ impl<'a> Merger<'a> {
         }
     }
 
-    /// Add the next part in file order.
-    fn push(&mut self, mut p: Part<'_, 'a>) {
+    /// Add the next part in file order; its entry and tool use vectors are given back
+    /// emptied, their room kept (empty when they were handed on).
+    fn push(&mut self, mut p: Part<'_, 'a>) -> Emptied<'a> {
         let lines = self.d.lines;
         place_made_up_ids(&mut p, lines);
         let d = &mut self.d;
@@ -1130,13 +1164,13 @@ impl<'a> Merger<'a> {
         }
         match &mut self.stitch {
             Some(s) => {
-                let mut entries = p.entries;
+                let mut entries = std::mem::take(&mut p.entries);
                 for e in &mut entries {
                     e.line += lines;
                 }
                 let fed = self.fed;
                 self.fed += entries.len() as u32;
-                let mut tools = p.tools;
+                let mut tools = std::mem::take(&mut p.tools);
                 for t in &mut tools {
                     t.entry += fed;
                 }
@@ -1148,7 +1182,7 @@ impl<'a> Merger<'a> {
                 }
                 let entries = d.entries.len() as u32;
                 d.roles.extend(p.roles);
-                d.entries.extend(p.entries.into_iter().map(|mut e| {
+                d.entries.extend(p.entries.drain(..).map(|mut e| {
                     e.line += lines;
                     e
                 }));
@@ -1164,7 +1198,7 @@ impl<'a> Merger<'a> {
                 if let Some(sink) = p.sink {
                     sink.place(entries);
                 }
-                let tools = p.tools.into_iter().map(|mut t| {
+                let tools = p.tools.drain(..).map(|mut t| {
                     t.entry += entries;
                     t
                 });
@@ -1216,6 +1250,7 @@ impl<'a> Merger<'a> {
                 d.header = Some(h);
             }
         }
+        (p.entries, p.tools)
     }
 
     /// Everything decoded, and the format's pass that was fed the entries, to finish.
