@@ -94,9 +94,11 @@ pub enum Detail {
     /// it, as the walk of its line passes ([`Message::counted`]), in a format that counts
     /// ([`Decoder::tally`]) and reads each line on its own (no [`Decoder::fold`]): the
     /// estimate of `stats` then reads no line a second time. Once a compaction is met
-    /// anywhere in the file, the lines decoded after it are not counted: the estimate reads
-    /// only what the last compaction keeps, few of the messages of a file that compacts, and
-    /// counts a message that was not counted from its line ([`crate::session::Session::tally`]).
+    /// anywhere in the file, the lines decoded after it are not counted, but for those of the
+    /// file's last chunk (where the last compaction, and what it keeps, nearly always are):
+    /// the estimate reads only what the last compaction keeps, few of the messages of a file
+    /// that compacts, and counts a message that was not counted from its line
+    /// ([`crate::session::Session::tally`]).
     Tallied,
     /// [`Detail::Tallied`], each entry shown with its message to the sink of its part
     /// ([`Sink`]) as it is decoded, and then the message let go unless no compaction comes
@@ -491,6 +493,10 @@ pub fn decode_counted<'t, 'a: 't>(
             sink: sinks.filter(|_| part_detail == Detail::Counted).map(|s| s.sink(guess)),
             ..Part::default()
         };
+        // The last chunk (a small file's only one) counts all its lines: read again for the
+        // estimate, the lines after the last compaction cost more than counting them as
+        // they pass (`stats` over 1,000 files of 1 MiB: 6% of its time).
+        let last = chunk.end == body.end;
         for line in source.lines_in(chunk, 1) {
             part.add_line(source.bytes(), &line, &dec);
             if part.effort == Effort::Measure {
@@ -498,7 +504,7 @@ pub fn decode_counted<'t, 'a: 't>(
                 if part.folds {
                     folded.store(true, std::sync::atomic::Ordering::Relaxed);
                 }
-                if folded.load(std::sync::atomic::Ordering::Relaxed) {
+                if !last && folded.load(std::sync::atomic::Ordering::Relaxed) {
                     part.effort = Effort::Skim;
                 }
             }
