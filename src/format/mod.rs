@@ -579,6 +579,17 @@ impl<'a> Spares<'a> {
     }
 }
 
+/// Move the elements of `src` onto the end of `dst`, leaving `src` empty: the vector itself
+/// when `dst` has neither elements nor room (a file's only part: no copy, no fresh pages),
+/// else a copy.
+fn append<T>(dst: &mut Vec<T>, src: &mut Vec<T>) {
+    if dst.capacity() == 0 {
+        std::mem::swap(dst, src);
+    } else {
+        dst.append(src);
+    }
+}
+
 /// Run (or finish) the format's file-level pass, if it has one, then let go of what `detail`
 /// does not keep.
 fn fold<'a>(
@@ -1187,13 +1198,16 @@ impl<'a> Merger<'a> {
                     first.link_parent(before);
                 }
                 let entries = d.entries.len() as u32;
-                d.roles.extend(p.roles);
-                d.entries.extend(p.entries.drain(..).map(|mut e| {
-                    e.line += lines;
-                    e
-                }));
-                d.briefs.extend(p.briefs);
-                d.result_ids.extend(p.result_ids.into_iter().map(|(e, h)| (e + entries, h)));
+                if lines > 0 {
+                    p.entries.iter_mut().for_each(|e| e.line += lines);
+                }
+                if entries > 0 {
+                    p.result_ids.iter_mut().for_each(|(e, _)| *e += entries);
+                }
+                append(&mut d.roles, &mut p.roles);
+                append(&mut d.entries, &mut p.entries);
+                append(&mut d.briefs, &mut p.briefs);
+                append(&mut d.result_ids, &mut p.result_ids);
                 if p.compacted {
                     // The messages before it are let go ([`Detail::Counted`]).
                     for j in self.kept.drain(..) {
