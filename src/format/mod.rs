@@ -1725,12 +1725,11 @@ false
         assert_eq!(d.checked.line(bytes, spans[25_000].clone()), None);
     }
 
-    /// A load that counts messages as it reads them ([`Detail::Tallied`]) counts them until a
-    /// compaction is met (an arcturn entry, a crab observation), and no further: those after
-    /// it are counted from their lines when asked. Formats that do not count, or that count
-    /// after a pass, count nothing at load.
+    /// A load that counts messages as it reads them ([`Detail::Tallied`]) counts every
+    /// message of a file read in one part, compactions (an arcturn entry, a crab observation)
+    /// or not. Formats that do not count, or that count after a pass, count nothing at load.
     #[test]
-    fn a_tallied_load_counts_messages_until_a_compaction() {
+    fn a_tallied_load_of_one_part_counts_every_message() {
         let at = r#""timestamp":"2026-11-02T09:16:20.530Z""#;
         let message = |i: usize| {
             format!(
@@ -1753,8 +1752,8 @@ false
             r#"{"kind":"message","id":2,"parent_id":1,"message":{"role":"assistant","content":"two"}}"#.to_string(),
         ];
         for (format, lines, counted) in [
-            (Format::Arcturn, &arcturn[..], vec![true, true, false, false]),
-            (Format::Crab, &crab[..], vec![true, false]),
+            (Format::Arcturn, &arcturn[..], vec![true, true, false, true]),
+            (Format::Crab, &crab[..], vec![true, true]),
         ] {
             let source = Source::from_bytes("t.jsonl", lines.join("\n").into_bytes()).unwrap();
             let d = decode(&source, Some(format), Detail::Tallied, Uses::Unlisted).unwrap();
@@ -1767,6 +1766,57 @@ false
         assert_eq!(Detail::Tallied.kept_in(Format::Claude), Detail::Full);
         assert_eq!(Detail::Tallied.kept_in(Format::Pi), Detail::Full);
         assert_eq!(Detail::Tallied.kept_in(Format::Codex), Detail::Full);
+    }
+
+    /// In a file decoded in parts, a part stops counting messages once a compaction is met
+    /// (by it or by a part beside it): those after it are counted from their lines when asked
+    /// (few: the last compaction keeps few). The last part counts every message whatever it
+    /// meets: the messages the last compaction keeps are nearly always there.
+    #[test]
+    fn a_tallied_load_in_parts_counts_until_a_compaction_but_in_the_last_part() {
+        let message = |i: usize| {
+            format!(
+                r#"{{"kind":"message","id":"e{i}","parentId":"e{}","message":{{"role":"user","content":[{{"type":"text","text":"café {i} {}"}}]}}}}"#,
+                i.saturating_sub(1),
+                "words ".repeat(150)
+            )
+        };
+        let mut lines = vec![r#"{"kind":"session","version":1,"id":"s"}"#.to_string()];
+        lines.push(message(0).replace(r#""parentId":"e0""#, r#""parentId":null"#));
+        lines.push(r#"{"kind":"compaction","id":"e1","parentId":"e0","summary":"s"}"#.to_string());
+        let mut i = 2;
+        while lines.iter().map(String::len).sum::<usize>() < 3 * PARALLEL_MIN_BYTES / 2 {
+            lines.push(message(i));
+            i += 1;
+        }
+        lines.push(r#"{"kind":"compaction","id":"last","parentId":"e1","summary":"s"}"#.to_string());
+        lines.push(message(i).replace(&format!(r#""parentId":"e{}""#, i - 1), r#""parentId":"last""#));
+        let source = Source::from_bytes("t.jsonl", lines.join("\n").into_bytes()).unwrap();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let d = pool.install(|| decode(&source, Some(Format::Arcturn), Detail::Tallied, Uses::Unlisted)).unwrap();
+        let chunks = pool.install(|| source.chunks(rayon::current_num_threads() * CHUNKS_PER_THREAD));
+        assert!(chunks.len() > 2, "{} parts: the decode must split the file", chunks.len());
+        let (first_end, last_start) = (chunks[0].end, chunks[chunks.len() - 1].start);
+        let counted = |e: &Entry<'_>| e.message.as_ref().is_some_and(|m| m.counted.is_some());
+        let (mut last_part, mut after_first) = (0, 0);
+        for e in &d.entries {
+            let start = e.span().start;
+            if e.message.is_none() {
+                continue;
+            } else if e.line == 2 || start >= last_start {
+                // Before any compaction, or in the last part.
+                assert!(counted(e), "line {} must be counted", e.line);
+                last_part += usize::from(start >= last_start);
+            } else if start < first_end {
+                // After the compaction, in the part that met it.
+                assert!(!counted(e), "line {} must not be counted", e.line);
+                after_first += 1;
+            }
+        }
+        assert!(
+            last_part > 10 && after_first > 10,
+            "{last_part} counted in the last part, {after_first} not in the first"
+        );
     }
 
     /// A load that keeps only the roles ([`Detail::Roles`]) has each entry's role where a
