@@ -9,21 +9,22 @@
 //! and a tool call is counted by `stats` once it has a result (crab: a `tool_call`
 //! observation). This module computes rows; `cmd::rows` writes them.
 
+use std::hash::BuildHasher;
+
+use hashbrown::hash_table::{Entry as Slot, HashTable};
+use rayon::prelude::*;
 use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 
 use crate::agents::Agent;
 use crate::call_cost::{self, CostSource};
 use crate::format::FastMap;
-use crate::model::{Entry, Format, Id, Kind, Observation, Outcome, Role, Usage};
+use crate::model::{Entry, Format, Id, Kind, Message, Observation, Outcome, Role, Usage};
 use crate::prefetch;
 use crate::session::Session;
 use crate::stats::SessionStats;
 use crate::trace::{self, Detail, SpanKind, SpanOutcome, Status};
 use crate::tree::Ix;
-use hashbrown::hash_table::{Entry as Slot, HashTable};
-use rayon::prelude::*;
-use std::hash::BuildHasher;
 
 /// The tables `rows` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -869,6 +870,22 @@ fn pair_exact(s: &Session<'_>) -> Paired {
     Paired { calls, result_of, lone }
 }
 
+/// The `j`th call or result of a message, if it has one, and its id, if it has one.
+type IdAt = for<'m> fn(&'m Message<'m>, usize) -> Option<Option<&'m str>>;
+
+/// Each call or result of the session's messages (`id_at`), in file order: its entry, its
+/// place in its message's list, the hash of its id. Hashed on every worker.
+fn hashed_ids(s: &Session<'_>, hash: &(impl Fn(&str) -> u64 + Sync), id_at: IdAt) -> Vec<(Ix, u32, Option<u64>)> {
+    s.entries
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(i, e)| {
+            let m = e.message.as_deref();
+            (0..).map_while(move |j| Some((j, id_at(m?, j)?))).map(move |(j, id)| (i as Ix, j as u32, id.map(hash)))
+        })
+        .collect()
+}
+
 /// [`pair_exact`]'s pairing, made from the ids' hashes (`hash`), which every worker works out
 /// for its share of the entries: the thread that pairs reads no id (each a cache miss into
 /// the file) and compares none (`rows --table tools` over the 1 GiB bench file: 100 ms on
@@ -880,24 +897,8 @@ fn pair_exact(s: &Session<'_>) -> Paired {
 /// and the calls taken so far are the same in both.
 fn pair_hashed(s: &Session<'_>, hash: impl Fn(&str) -> u64 + Sync) -> Option<Paired> {
     let hash = &hash;
-    let calls: Vec<(Ix, u32, Option<u64>)> = s
-        .entries
-        .par_iter()
-        .enumerate()
-        .flat_map_iter(|(i, e)| {
-            let calls = e.message.as_deref().map_or(&[][..], |m| &m.tool_calls[..]);
-            calls.iter().enumerate().map(move |(j, c)| (i as Ix, j as u32, c.id.as_deref().map(hash)))
-        })
-        .collect();
-    let results: Vec<(Ix, u32, Option<u64>)> = s
-        .entries
-        .par_iter()
-        .enumerate()
-        .flat_map_iter(|(i, e)| {
-            let results = e.message.as_deref().map_or(&[][..], |m| &m.tool_results[..]);
-            results.iter().enumerate().map(move |(j, r)| (i as Ix, j as u32, r.call_id.as_deref().map(hash)))
-        })
-        .collect();
+    let calls = hashed_ids(s, hash, |m, j| m.tool_calls.get(j).map(|c| c.id.as_deref()));
+    let results = hashed_ids(s, hash, |m, j| m.tool_results.get(j).map(|r| r.call_id.as_deref()));
     // Each hash's calls not taken yet, as in [`pair_exact`]: the first and the last beside
     // the hash, the one after each in `later`.
     let mut later = vec![NONE; calls.len()];
