@@ -488,12 +488,9 @@ mod tests {
     use crate::model::Kind;
 
     fn e(id: &'static str, parent: Option<&'static str>, line: u32) -> Entry<'static> {
-        {
-            let mut e = Entry::new(line, 0..0, Kind::Label, Id::copied(id));
-            e.parent = parent.map(|p| Box::new(Id::copied(p)));
-            e
-        }
-        .named(std::borrow::Cow::Borrowed("label"))
+        let mut e = Entry::new(line, 0..0, Kind::Label, Id::copied(id));
+        e.set_parent(parent.map(Id::copied));
+        e.named(std::borrow::Cow::Borrowed("label"))
     }
 
     /// A compaction entry naming `up_to` and `first_kept`.

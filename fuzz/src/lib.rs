@@ -88,12 +88,7 @@ fn content_read_directly_agrees(doc: &str) {
         let table = arcturn_inspect::format::decoder(format);
         let Some(direct) = table.direct else { continue };
         for kind in ["message", "branch_summary", "custom_message"] {
-            let e = {
-                let mut e = Entry::new(1, 0..doc.len(), Kind::Message, Id::copied("e"));
-                e.timestamp = None.into();
-                e
-            }
-            .named(std::borrow::Cow::Borrowed(kind));
+            let e = Entry::new(1, 0..doc.len(), Kind::Message, Id::copied("e")).named(std::borrow::Cow::Borrowed(kind));
             let reference = (table.content)(&e, std::slice::from_ref(&whole));
             if let Ok(got) = direct(&e, &[doc], None) {
                 assert_eq!(got, reference, "{format:?} {kind}: content of {doc:?} read directly");

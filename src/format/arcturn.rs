@@ -329,7 +329,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
     });
     let entry = {
         let mut e = Entry::new(n, line.span.clone(), kind, id);
-        e.parent = parent.map(Box::new);
+        e.set_parent(parent);
         e.timestamp = raw.timestamp.ms().into();
         e.message = message.map(Box::new);
         e

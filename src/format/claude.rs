@@ -385,7 +385,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
         };
         let entry = {
             let mut e = Entry::new(n, 0..0, Kind::Unknown, id);
-            e.parent = raw.parent_uuid.flatten().map(|p| Box::new(Id::from_text(p.0)));
+            e.set_parent(raw.parent_uuid.flatten().map(|p| Id::from_text(p.0)));
             e.timestamp = raw.timestamp.ms().into();
             e.extra = Some(Box::new(crate::model::Extra { hints, ..Default::default() }));
             // After the box: a line of 4 GiB or more keeps its end there.
@@ -509,7 +509,7 @@ fn decode<'a>(b: &'a str, line: &Line, effort: Effort) -> LineResult<'a> {
     };
     let entry = {
         let mut e = Entry::new(n, 0..0, kind, Id::from_text(uuid.0));
-        e.parent = parent.map(Box::new);
+        e.set_parent(parent);
         e.timestamp = raw.timestamp.ms().into();
         e.message = message.map(Box::new);
         e.extra = (!hints.is_empty() || compaction.is_some())

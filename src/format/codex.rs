@@ -297,12 +297,9 @@ fn meta<'a>(line: &Line, ts: Option<i64>, hints: Vec<(&'static str, Cow<'a, str>
 }
 
 fn entry<'a>(line: &Line, ts: Option<i64>, kind: Kind, kind_name: Cow<'a, str>, id: Id<'a>) -> Entry<'a> {
-    {
-        let mut e = Entry::new(line.number, line.span.clone(), kind, id);
-        e.timestamp = ts.into();
-        e
-    }
-    .named(kind_name)
+    let mut e = Entry::new(line.number, line.span.clone(), kind, id);
+    e.timestamp = ts.into();
+    e.named(kind_name)
 }
 
 /// One `response_item`: a message, reasoning, a tool call or its output, a provider-side

@@ -605,12 +605,7 @@ mod tests {
     }
 
     fn entry(kind: &'static str) -> Entry<'static> {
-        {
-            let mut e = Entry::new(1, 0..0, Kind::Message, crate::model::Id::copied("a"));
-            e.timestamp = None.into();
-            e
-        }
-        .named(std::borrow::Cow::Borrowed(kind))
+        Entry::new(1, 0..0, Kind::Message, crate::model::Id::copied("a")).named(std::borrow::Cow::Borrowed(kind))
     }
 
     /// Every odd shape a member can take is read as the tree path reads it, or declined.
