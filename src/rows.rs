@@ -620,7 +620,7 @@ impl<'s, 'a> Rows<'s, 'a> {
             .spans
             .iter()
             .map(|sp| match sp.detail {
-                Detail::Llm { provider, model, recorded, .. } => Some(price(recorded, provider, model)),
+                Detail::Llm { provider, model, usage, .. } => Some(price(usage.0, provider, model)),
                 _ => None,
             })
             .collect();
@@ -697,12 +697,12 @@ impl<'s, 'a> Rows<'s, 'a> {
                 errors: None,
             };
             match &sp.detail {
-                &Detail::Llm { provider, model, stop_reason, recorded, .. } => {
+                &Detail::Llm { provider, model, stop_reason, usage, .. } => {
                     row.name = model;
                     row.provider = provider;
                     row.model = model;
                     row.stop_reason = stop_reason;
-                    row.tokens = Tokens::of(recorded);
+                    row.tokens = Tokens::of(usage.0);
                 }
                 &Detail::Tool { tool, tool_call_id, .. } => {
                     row.name = tool;

@@ -106,10 +106,10 @@ impl Run<'_> {
                 prefetch::value(id);
             }
             match &sp.detail {
-                Detail::Llm { provider, model, stop_reason, recorded, .. } => {
+                Detail::Llm { provider, model, stop_reason, usage, .. } => {
                     [provider, model, stop_reason].into_iter().flatten().for_each(|t| prefetch::text(t));
-                    if let Some(u) = recorded {
-                        prefetch::value(*u);
+                    if let Some(u) = usage.0 {
+                        prefetch::value(u);
                     }
                 }
                 Detail::Tool { tool, tool_call_id, argument, .. } => {
@@ -149,13 +149,9 @@ pub enum Detail<'s> {
     Llm {
         provider: Option<&'s str>,
         model: Option<&'s str>,
-        /// The four counts the view shows (a usage's total and cost are not serialized: the
-        /// span's `cost` is the call's).
-        usage: Usage,
-        /// The usage as the call recorded it, total and cost included; `None` when it
-        /// recorded none.
-        #[serde(skip)]
-        recorded: Option<&'s Usage>,
+        /// The usage as the call recorded it, total and cost included; shown as its four
+        /// counts (zeros when it recorded none; the span's `cost` is the call's).
+        usage: Recorded<'s>,
         #[serde(skip_serializing_if = "Option::is_none")]
         stop_reason: Option<&'s str>,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -168,8 +164,9 @@ pub enum Detail<'s> {
         /// arcturn: the call's main argument (a path, a command), as a short preview.
         #[serde(skip_serializing_if = "Option::is_none")]
         argument: Option<String>,
+        /// (Boxed: few traces are crab's, and the other spans need not carry its 80 bytes.)
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
-        crab: Option<CrabTool<'s>>,
+        crab: Option<Box<CrabTool<'s>>>,
     },
     Event {
         obs: &'s str,
@@ -178,12 +175,35 @@ pub enum Detail<'s> {
     },
 }
 
+/// A model call's usage as its line or observation recorded it (`None`: it recorded none),
+/// borrowed where a span kept a copy of it (a span of 144 bytes, not 224). Written as the
+/// four counts of [`Usage`]'s own `Serialize` (which leaves out its total and cost), zeros
+/// when none was recorded.
+#[derive(Clone, Copy, Debug)]
+pub struct Recorded<'s>(pub Option<&'s Usage>);
+
+impl Recorded<'_> {
+    /// The four counts, the recorded total and cost left out.
+    pub fn counts(self) -> Usage {
+        self.0.map(|u| Usage { total: None, cost: None, ..*u }).unwrap_or_default()
+    }
+}
+
+impl Serialize for Recorded<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Some(u) => u.serialize(s),
+            None => Usage::default().serialize(s),
+        }
+    }
+}
+
 /// An event's own fields: the record minus what every span already says. A crab event's
 /// are read from its line when they are asked for (a trace of many events holds none of
 /// them, and `rows` never asks).
 pub enum Fields<'s> {
-    /// Made by the trace (arcturn's events).
-    Made(Map<String, Value>),
+    /// Made by the trace (arcturn's events; boxed, as few spans are events).
+    Made(Box<Map<String, Value>>),
     /// The record on this line of the session.
     Line(&'s Session<'s>, std::ops::Range<usize>),
 }
@@ -193,7 +213,7 @@ impl Fields<'_> {
     pub fn map(&self) -> std::borrow::Cow<'_, Map<String, Value>> {
         const COMMON: &[&str] = &["kind", "run_id", "ts", "obs", "outcome", "duration_ms", "start_ms", "line", "error"];
         match self {
-            Fields::Made(m) => std::borrow::Cow::Borrowed(m),
+            Fields::Made(m) => std::borrow::Cow::Borrowed(&**m),
             Fields::Line(s, span) => std::borrow::Cow::Owned(match s.value_at(span.clone()) {
                 Ok(Value::Object(m)) => m.into_iter().filter(|(k, _)| !COMMON.contains(&k.as_str())).collect(),
                 _ => Map::new(),
@@ -358,7 +378,7 @@ fn crab_run<'s>(s: &'s Session<'_>, obs: &[&'s Observation<'_>], prompts: &[(u32
         prompt,
         spans,
     };
-    tally(&mut run);
+    tally(&mut run, true);
     run
 }
 
@@ -370,8 +390,7 @@ fn crab_span<'s>(s: &'s Session<'_>, o: &'s Observation<'_>) -> Span<'s> {
             Detail::Llm {
                 provider: o.provider.as_deref(),
                 model: o.model.as_deref(),
-                usage: o.usage.unwrap_or_default(),
-                recorded: o.usage.as_ref(),
+                usage: Recorded(o.usage.as_ref()),
                 stop_reason: None,
                 cost: None,
             },
@@ -382,13 +401,13 @@ fn crab_span<'s>(s: &'s Session<'_>, o: &'s Observation<'_>) -> Span<'s> {
                 tool: o.tool.as_deref(),
                 tool_call_id: None,
                 argument: None,
-                crab: Some(CrabTool {
+                crab: Some(Box::new(CrabTool {
                     call_seq: o.call_seq,
                     bytes_in: o.bytes_in,
                     bytes_out: o.bytes_out,
                     args_digest: o.args_digest.as_deref(),
                     result_digest: o.result_digest.as_deref(),
-                }),
+                })),
             },
         ),
         tag => (SpanKind::Event, Detail::Event { obs: tag, fields: Fields::Line(s, o.span.clone()) }),
@@ -403,15 +422,21 @@ fn duration(start: Option<i64>, end: Option<i64>) -> Option<u64> {
     }
 }
 
-/// Count calls, errors and usage from the spans.
-fn tally(run: &mut Run) {
+/// Count calls, errors and usage from the spans. With `whole`, each call's usage is added
+/// with its recorded total and cost (crab's observations), else as its four counts (a sum
+/// past `u64::MAX` is then said by the counts alone).
+fn tally(run: &mut Run, whole: bool) {
     for sp in &run.spans {
         match &sp.detail {
             Detail::Llm { usage, cost, .. } => {
                 run.llm_calls += 1;
                 let (sum, cost_over) = crate::model::add_cost(run.cost, *cost);
                 run.cost = sum;
-                run.usage_overflow |= run.usage.add(usage) | cost_over;
+                let usage = match (whole, usage.0) {
+                    (true, Some(u)) => *u,
+                    _ => usage.counts(),
+                };
+                run.usage_overflow |= run.usage.add(&usage) | cost_over;
             }
             Detail::Tool { .. } => run.tool_calls += 1,
             Detail::Event { .. } => {}
@@ -458,7 +483,7 @@ fn arcturn<'s>(s: &'s Session<'_>, leaf: Ix, texts: Texts) -> Trace<'s> {
             _ => Status::Complete,
         };
         run.stop_reason = stop.map(str::to_string);
-        tally(run);
+        tally(run, false);
     }
     Trace { leaf: Some(s.entry(leaf).id.to_json()), runs }
 }
@@ -670,7 +695,6 @@ fn arcturn_span<'s>(e: &'s Entry<'_>, payload: Payload, (prev, ts): (Option<i64>
                     Some("aborted") => (SpanOutcome::Aborted, None),
                     _ => (SpanOutcome::Ok, None),
                 };
-                let usage = m.usage().copied().map(|u| Usage { total: None, cost: None, ..u }).unwrap_or_default();
                 Some(span(
                     SpanKind::LlmCall,
                     outcome,
@@ -678,8 +702,7 @@ fn arcturn_span<'s>(e: &'s Entry<'_>, payload: Payload, (prev, ts): (Option<i64>
                     Detail::Llm {
                         provider: m.provider(),
                         model: m.model(),
-                        usage,
-                        recorded: m.usage(),
+                        usage: Recorded(m.usage()),
                         stop_reason: stop,
                         cost: call_cost::of(m.usage(), m.provider(), m.model()).dollars,
                     },
@@ -736,7 +759,8 @@ fn event<'s, F>(span: F, obs: &'static str, fields: Map<String, Value>) -> Span<
 where
     F: FnOnce(SpanKind, SpanOutcome, Option<String>, Detail<'s>) -> Span<'s>,
 {
-    let mut sp = span(SpanKind::Event, SpanOutcome::Ok, None, Detail::Event { obs, fields: Fields::Made(fields) });
+    let mut sp =
+        span(SpanKind::Event, SpanOutcome::Ok, None, Detail::Event { obs, fields: Fields::Made(Box::new(fields)) });
     // An event is an instant, when its entry was written: no duration of its own.
     sp.start_ms = sp.end_ms();
     sp.duration_ms = None;
@@ -795,4 +819,16 @@ fn prompt_of(c: &Content) -> Option<String> {
 /// Tool call id (packed) -> main argument, for every tool call block of a message.
 fn call_arguments(c: &Content) -> Vec<(OwnedId, String)> {
     c.tool_calls().filter_map(|(id, _, args)| Some((Id::copied(id?), crate::preview::main_argument(args)))).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A trace holds a span for every model call and tool call of its branch (hundreds of
+    /// thousands on a long one): its size is what the trace's memory grows by.
+    #[test]
+    fn a_span_stays_small() {
+        assert_eq!(std::mem::size_of::<Span>(), 144);
+    }
 }

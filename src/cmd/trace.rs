@@ -308,7 +308,7 @@ fn span_line(
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
     let detail = match &sp.detail {
-        Detail::Llm { usage, .. } => usage_text(usage),
+        Detail::Llm { usage, .. } => usage_text(&usage.counts()),
         Detail::Tool { crab, argument, .. } => {
             let mut d = argument.clone().unwrap_or_default();
             if let Some(c) = crab {
