@@ -93,7 +93,10 @@ impl<'a> Session<'a> {
     where
         'a: 't,
     {
-        let mut d = format::decode_counted(source, format, detail, uses, sinks)?;
+        // The tree's id lookup is begun while the last parts are decoded.
+        let mut ids = crate::tree::Ids::default();
+        let mut d =
+            format::decode_counted(source, format, detail, uses, sinks, Some(&mut |e, room| ids.extend(e, room)))?;
         // The pairing (if the decode did not pair them as it went), then the tree: the tool
         // uses are let go before the tree is built, so that a load holds one of them at a
         // time beside the entries, for the few milliseconds the two would save side by side.
@@ -106,7 +109,7 @@ impl<'a> Session<'a> {
                 pairer.finish()
             }
         };
-        let tree = Tree::build(&d.entries);
+        let tree = Tree::build_with(&d.entries, ids);
         let mut findings = d.findings;
         findings.extend(tree.findings.iter().cloned());
         let table = format::decoder(d.format);

@@ -66,15 +66,69 @@ pub struct Tree {
     intervals: OnceLock<(Vec<u32>, Vec<u32>)>,
 }
 
+/// The id lookup a tree is built with, filled in file order: every entry's position by its
+/// id, the first entry of an id winning, and each later entry of an id already seen. A load
+/// may fill it with the entries already placed while its last part is still decoded (a
+/// worker is idle then; [`crate::format::decode_counted`]), and the build adds the rest.
+#[derive(Default)]
+pub struct Ids {
+    lookup: HashTable<Ix>,
+    /// Each entry (by position) whose id an earlier entry (the second) had.
+    again: Vec<(Ix, Ix)>,
+    /// How many entries of the file were added: the first ones.
+    len: usize,
+}
+
+impl Ids {
+    /// Add the entries of `entries` after the first [`Ids::len`], with room for `room`
+    /// entries in all (the file's expected count: the table is not grown again as the last
+    /// ones are added). `entries` are the first entries of the file the tree is built from.
+    pub fn extend(&mut self, entries: &[Entry<'_>], room: usize) {
+        let Some(new) = entries.get(self.len..) else { return };
+        let hash = |&j: &Ix| entries[j as usize].id.hash64();
+        self.lookup.reserve(room.max(entries.len()).saturating_sub(self.lookup.len()), hash);
+        for (k, e) in new.iter().enumerate() {
+            let i = (self.len + k) as Ix;
+            match self.lookup.entry(e.id.hash64(), |&j| entries[j as usize].id == e.id, hash) {
+                Slot::Vacant(v) => {
+                    v.insert(i);
+                }
+                Slot::Occupied(o) => self.again.push((i, *o.get())),
+            }
+        }
+        self.len = entries.len();
+    }
+
+    /// How many entries were added.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
 impl Tree {
     /// Index entries by their ids (packed while decoding, so that no probe reads the file).
     pub fn build(entries: &[Entry<'_>]) -> Tree {
+        Tree::build_with(entries, Ids::default())
+    }
+
+    /// [`Tree::build`], with the lookup of the first entries already made (`ids`: of a
+    /// prefix of `entries`; one that is longer is made again).
+    pub fn build_with(entries: &[Entry<'_>], mut ids: Ids) -> Tree {
         let n = entries.len();
         let mut findings = Vec::new();
+        if ids.len > n {
+            ids = Ids::default();
+        }
+        ids.extend(entries, n);
+        let Ids { lookup, again, .. } = ids;
         let mut first_of_its_id = vec![true; n];
-        let lookup = index(entries, |i, first| {
-            let e = &entries[i];
-            first_of_its_id[i] = false;
+        for (i, first) in again {
+            let e = &entries[i as usize];
+            first_of_its_id[i as usize] = false;
             findings.push(
                 Finding::new(
                     Code::DuplicateId,
@@ -87,7 +141,7 @@ impl Tree {
                 )
                 .with_id(e.id.to_owned_id()),
             );
-        });
+        }
 
         let mut named = HashTable::new();
         let mut parent: Vec<Ix> = Vec::with_capacity(n);
@@ -317,7 +371,7 @@ impl Tree {
         match self.named.find(id.hash64(), |n| n.is(entries, id)) {
             Some(Named::At(j)) => Some(*j),
             Some(Named::Missing(_)) => None,
-            None => find(self.lookup.get_or_init(|| index(entries, |_, _| {})), entries, id),
+            None => find(self.lookup.get_or_init(|| index(entries)), entries, id),
         }
     }
 
@@ -441,20 +495,11 @@ fn name(named: &mut HashTable<Named>, lookup: &HashTable<Ix>, entries: &[Entry<'
     }
 }
 
-/// Every entry's position by its id, the first entry of an id winning; `again(i, first)` is
-/// told of each entry `i` whose id the entry `first` had before it.
-fn index(entries: &[Entry<'_>], mut again: impl FnMut(usize, Ix)) -> HashTable<Ix> {
-    let mut lookup: HashTable<Ix> = HashTable::with_capacity(entries.len());
-    for (i, e) in entries.iter().enumerate() {
-        let id = &e.id;
-        match lookup.entry(id.hash64(), |&j| entries[j as usize].id == *id, |&j| entries[j as usize].id.hash64()) {
-            Slot::Vacant(v) => {
-                v.insert(i as Ix);
-            }
-            Slot::Occupied(o) => again(i, *o.get()),
-        }
-    }
-    lookup
+/// Every entry's position by its id, the first entry of an id winning.
+fn index(entries: &[Entry<'_>]) -> HashTable<Ix> {
+    let mut ids = Ids::default();
+    ids.extend(entries, entries.len());
+    ids.lookup
 }
 
 /// The first entry whose id is `k`.
@@ -606,6 +651,63 @@ mod tests {
         assert!(t.children(3).is_empty() && t.children(4).is_empty());
         assert_eq!(t.leaves().collect::<Vec<_>>(), vec![3, 4]);
         assert_eq!(t.path(4), vec![2, 1, 0, 4]);
+    }
+
+    /// A lookup begun on the first entries (as a load begins it while its last parts are
+    /// decoded, [`Ids`]) builds the tree the whole build does, wherever it was cut: the same
+    /// parents, roots, depth and findings, with ids used again on both sides of the cut,
+    /// parents written after their children, dangling parents and a cycle. A lookup of more
+    /// entries than the tree is built from is made again.
+    #[test]
+    fn a_tree_built_on_a_begun_lookup_is_the_whole_build() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let mut es = Vec::new();
+        for i in 0..3_000u32 {
+            // One id in 40 is an earlier one again; parents mostly the entry before, some
+            // further back, some ahead (written after their child), some missing.
+            let id = if i > 0 && next(40) == 0 { format!("n{}", next(u64::from(i))) } else { format!("n{i}") };
+            let parent = match next(20) {
+                0 if i > 0 => None,
+                1 => Some(format!("n{}", u64::from(i) + 1 + next(50))),
+                2 => Some(format!("missing{i}")),
+                3 => Some(format!("n{}", next(u64::from(i) + 1))),
+                _ => i.checked_sub(1).map(|p| format!("n{p}")),
+            };
+            let mut e = Entry::new(i + 1, 0..0, Kind::Label, Id::copied(&id));
+            e.set_parent(parent.as_deref().map(Id::copied));
+            es.push(e);
+        }
+        // A cycle of three.
+        for (i, p) in [(100, "n102"), (101, "n100"), (102, "n101")] {
+            es[i].id = Id::copied(&format!("n{i}"));
+            es[i].set_parent(Some(Id::copied(p)));
+        }
+        let shape = |t: &Tree| {
+            let parents: Vec<Option<Ix>> = (0..t.len() as Ix).map(|i| t.parent(i)).collect();
+            let findings: Vec<(Code, Option<u32>, String)> =
+                t.findings.iter().map(|f| (f.code, f.line, f.message.clone())).collect();
+            (parents, t.roots().to_vec(), t.max_depth(), findings)
+        };
+        let whole = shape(&Tree::build(&es));
+        let codes: Vec<Code> = whole.3.iter().map(|f| f.0).collect();
+        for code in [Code::DuplicateId, Code::DanglingParent, Code::Cycle, Code::MultipleRoots] {
+            assert!(codes.contains(&code), "{code:?} in {codes:?}");
+        }
+        for cut in [0, 1, 99, 101, 1_500, 2_999, 3_000] {
+            let mut ids = Ids::default();
+            ids.extend(&es[..cut], es.len());
+            assert_eq!(ids.len(), cut);
+            assert_eq!(shape(&Tree::build_with(&es, ids)), whole, "lookup begun on {cut} entries");
+        }
+        let mut ids = Ids::default();
+        ids.extend(&es, es.len());
+        assert_eq!(shape(&Tree::build_with(&es[..2_000], ids)), shape(&Tree::build(&es[..2_000])));
     }
 
     #[test]

@@ -445,17 +445,27 @@ impl<'a> Checked<'a> {
 
 /// Decode a whole source. `forced` skips detection.
 pub fn decode(source: &Source, forced: Option<Format>, detail: Detail, uses: Uses) -> Result<Decoded<'_>> {
-    decode_counted(source, forced, detail, uses, None)
+    decode_counted(source, forced, detail, uses, None, None)
 }
 
+/// What a load does with the entries placed so far while the last parts of a file are
+/// decoded: told the entries (the first ones of the file, in their final order) and how many
+/// the file is expected to hold, by the share of its bytes placed ([`decode_counted`]).
+pub type Tail<'t, 'a> = &'t mut dyn FnMut(&[Entry<'a>], usize);
+
 /// [`decode`], showing each entry to a sink of `sinks` when the load is [`Detail::Counted`]
-/// (what `detail` is for the format: [`Detail::kept_in`]); no sink is made otherwise.
+/// (what `detail` is for the format: [`Detail::kept_in`]); no sink is made otherwise. Once
+/// every part is being decoded and fewer are left than there are workers (so that one is
+/// idle), `tail` is handed the entries placed so far after each part is placed, in a format
+/// whose entries are final once placed (no [`Decoder::fold`]), when the file is decoded in
+/// parts on this thread.
 pub fn decode_counted<'t, 'a: 't>(
     source: &'a Source,
     forced: Option<Format>,
     detail: Detail,
     uses: Uses,
     sinks: Option<&'t dyn Sinks<'a>>,
+    mut tail: Option<Tail<'t, 'a>>,
 ) -> Result<Decoded<'a>> {
     let format = match forced {
         Some(f) => f,
@@ -527,21 +537,33 @@ pub fn decode_counted<'t, 'a: 't>(
     // The workers decode chunks (roughly in order) while this thread puts finished parts
     // together in file order, so little is left to do once the last chunk is decoded.
     let (tx, rx) = std::sync::mpsc::channel();
+    let (total, started) = (chunks.len(), std::sync::atomic::AtomicUsize::new(0));
+    if dec.fold.is_some() {
+        tail = None;
+    }
     rayon::in_place_scope(|scope| {
         for (k, chunk) in chunks.into_iter().enumerate() {
             let tx = tx.clone();
-            let decode_chunk = &decode_chunk;
+            let (decode_chunk, started) = (&decode_chunk, &started);
             scope.spawn(move |_| {
+                started.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 // The receiver outlives the scope; a failed send cannot happen.
                 let _ = tx.send((k, decode_chunk(chunk)));
             });
         }
         drop(tx);
         let mut waiting = BTreeMap::new();
-        for (k, part) in rx {
+        for (received, (k, part)) in rx.into_iter().enumerate() {
             waiting.insert(k, part);
             while let Some(part) = waiting.remove(&merger.parts) {
                 spares.give(merger.push(part));
+            }
+            // A worker is idle from here on: this thread takes on what would follow.
+            let in_flight = total - (received + 1);
+            if in_flight < threads && started.load(std::sync::atomic::Ordering::Relaxed) == total {
+                if let Some(tail) = tail.as_mut() {
+                    tail(&merger.d.entries, merger.scaled(merger.d.entries.len()));
+                }
             }
         }
     });
@@ -1083,8 +1105,9 @@ struct Merger<'a> {
     /// With [`Detail::Counted`], the entries placed since the last compaction that kept
     /// their messages.
     kept: Vec<u32>,
-    /// How many parts were pushed.
+    /// How many parts were pushed, and their bytes.
     parts: usize,
+    placed: usize,
     /// Bytes in the whole input (to size the vectors).
     total: usize,
     folded: BTreeMap<(Code, String), (u32, Vec<u32>)>,
@@ -1137,10 +1160,17 @@ impl<'a> Merger<'a> {
             // (A format with a pass lists its uses: see `decode`.)
             pairer: (uses == Uses::Paired).then(Pairer::default),
             expected: 0,
+            placed: 0,
             first_content_line: None,
             last_content: None,
             blank_at: Vec::new(),
         }
+    }
+
+    /// `n` things of the parts placed so far, scaled to the whole input by their share of
+    /// its bytes.
+    fn scaled(&self, n: usize) -> usize {
+        (n as u128 * self.total as u128 / self.placed.max(1) as u128).min(usize::MAX as u128) as usize
     }
 
     /// Add the next part in file order; its entry and tool use vectors are given back
@@ -1168,6 +1198,7 @@ impl<'a> Merger<'a> {
             d.result_ids.reserve(scale(p.result_ids.len()));
         }
         self.parts += 1;
+        self.placed += p.bytes;
         d.checked.runs.append(&mut p.utf8.valid);
         d.lines += p.lines;
         d.blank_lines += p.blank_lines;
@@ -1817,6 +1848,46 @@ false
             last_part > 10 && after_first > 10,
             "{last_part} counted in the last part, {after_first} not in the first"
         );
+    }
+
+    /// A file decoded in parts on this thread (not a worker: the pool is the global one, as
+    /// for a command) hands the entries placed so far to its tail once a worker is idle: each
+    /// time the first entries of the file as they end up, more each time, the last time all
+    /// of them, with room for at least as many. With one worker, one part: no tail.
+    #[test]
+    fn the_tail_is_handed_the_first_entries_as_they_end_up() {
+        let mut body = Vec::new();
+        for i in 0..60_000 {
+            let parent = if i == 0 { "null".to_string() } else { format!("\"e{}\"", i - 1) };
+            let line = format!(
+                r#"{{"kind":"message","id":"e{i}","parentId":{parent},"message":{{"role":"user","content":"{}"}}}}"#,
+                "words ".repeat(i % 29)
+            );
+            body.extend_from_slice(line.as_bytes());
+            body.push(b'\n');
+        }
+        assert!(body.len() > PARALLEL_MIN_BYTES, "{} bytes: the decode must split the file", body.len());
+        let source = Source::from_bytes("t.jsonl", body).unwrap();
+        let mut seen: Vec<(Vec<String>, usize)> = Vec::new();
+        let mut tail = |e: &[Entry<'_>], room: usize| seen.push((e.iter().map(|e| e.id.to_string()).collect(), room));
+        let d = decode_counted(&source, Some(Format::Arcturn), Detail::Index, Uses::Unlisted, None, Some(&mut tail))
+            .unwrap();
+        let all: Vec<String> = d.entries.iter().map(|e| e.id.to_string()).collect();
+        if rayon::current_num_threads() < 2 {
+            assert!(seen.is_empty());
+            return;
+        }
+        assert!(!seen.is_empty());
+        assert_eq!(seen.last().map(|s| &s.0), Some(&all));
+        let mut before = 0;
+        for (ids, room) in &seen {
+            assert!(ids.len() >= before && *room >= ids.len(), "{} entries after {before}, room {room}", ids.len());
+            assert_eq!(ids[..], all[..ids.len()]);
+            before = ids.len();
+        }
+        // Only once a worker is idle: not from the first part.
+        let chunks = source.chunks(rayon::current_num_threads() * CHUNKS_PER_THREAD);
+        assert!(seen.len() < chunks.len(), "{} calls for {} parts", seen.len(), chunks.len());
     }
 
     /// A load that keeps only the roles ([`Detail::Roles`]) has each entry's role where a
