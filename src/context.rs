@@ -254,6 +254,11 @@ struct Walk<'s> {
     /// The messages pushed, in order, less those let go: some folded away ([`Walk::alive`])
     /// until the next tidy.
     list: Vec<Sent>,
+    /// The messages pushed that the path's last compaction is known to fold away
+    /// ([`Decoded::Folded`]: all of them come before any of `list`), each only its `seq` and
+    /// entry: it is never sent, and only the passes that look for an elided result read
+    /// more of it (most of a long branch's messages, pushed in 16 bytes each, not a [`Sent`]).
+    ghosts: Vec<(usize, Ix)>,
     /// The last compaction's summary, sent before every message of the list, and its text,
     /// decoded only then: a later compaction replaces it, unread.
     summary: Option<(Sent, Option<&'s Text<'s>>)>,
@@ -272,7 +277,9 @@ struct Walk<'s> {
     tracked: HashSet<&'s str>,
     /// The entries let go by the load whose messages may hold a result of a tracked call
     /// ([`Session::results_hashed`]): the others need not be read back to know they hold none.
-    maybe: Vec<Ix>,
+    maybe: Maybe,
+    /// The hashes of the `tracked` call ids.
+    tracked_hashes: HashSet<u32>,
     /// Messages a pass looked at in the list before it found what it looked for.
     scanned: usize,
     /// Once the passes have looked at more messages than [`SCAN_BUDGET`] allows: for each
@@ -307,6 +314,7 @@ impl<'s> Walk<'s> {
     fn push_message(&mut self, s: &'s Session<'_>, ix: Ix, order: usize, blocks: Decoded) -> Result<()> {
         let e = s.entry(ix);
         let Some(brief) = sent_brief(s, ix) else { return Ok(()) };
+        let ghost = matches!(blocks, Decoded::Folded);
         let (blocks, tally) = match blocks {
             Decoded::Blocks(b) => (b?, None),
             Decoded::Counted(t) => (Vec::new(), Some(t)),
@@ -321,12 +329,17 @@ impl<'s> Walk<'s> {
             self.named.push((seq, named.collect()));
         }
         if let Some(holders) = &mut self.holders {
-            hold(holders, (&self.tracked, &self.maybe), s, ix, seq);
+            hold(holders, (&self.tracked, &self.tracked_hashes, &self.maybe), s, ix, seq);
         }
         self.alive.push(true);
         match self.in_order.back() {
             Some(&(last, _)) if order < last => self.out_of_order.push(Reverse((order, seq))),
             _ => self.in_order.push_back((order, seq)),
+        }
+        if ghost {
+            debug_assert!(self.list.is_empty(), "a message known folded after one that may be sent");
+            self.ghosts.push((seq, ix));
+            return Ok(());
         }
         self.list.push(Sent {
             // Written by `finish`, for the messages that are sent (the texts are in the
@@ -376,9 +389,10 @@ impl<'s> Walk<'s> {
         }
         self.summary = Some(summary);
         // Let the folded go once they are half the list: each is moved at most once more.
-        if self.dead > 64 && self.dead * 2 > self.list.len() {
+        if self.dead > 64 && self.dead * 2 > self.list.len() + self.ghosts.len() {
             let alive = &self.alive;
             self.list.retain(|m| alive.get(m.seq));
+            self.ghosts.retain(|&(seq, _)| alive.get(seq));
             self.dead = 0;
         }
     }
@@ -396,10 +410,8 @@ impl<'s> Walk<'s> {
     fn withhold_after_first_elided(&mut self, s: &'s Session<'_>, pass: &HashSet<&str>) {
         if self.holders.is_none() && self.scanned > SCAN_BUDGET * (self.alive.len() + 1024) {
             let mut holders = HashMap::default();
-            for m in self.list.iter().filter(|m| self.alive.get(m.seq)) {
-                if let Some(ix) = m.ix {
-                    hold(&mut holders, (&self.tracked, &self.maybe), s, ix, m.seq);
-                }
+            for (seq, ix) in self.in_context() {
+                hold(&mut holders, (&self.tracked, &self.tracked_hashes, &self.maybe), s, ix, seq);
             }
             self.holders = Some(holders);
         }
@@ -419,17 +431,16 @@ impl<'s> Walk<'s> {
                 first
             }
             None => {
-                let maybe = &self.maybe;
-                let touches = |m: &Sent| m.ix.is_some_and(|i| !held_by(s, i, pass, maybe).is_empty());
-                let mut first = None;
-                for m in self.list.iter().filter(|m| self.alive.get(m.seq)) {
-                    self.scanned += 1;
-                    if touches(m) {
-                        first = Some(m.seq);
-                        break;
-                    }
-                }
-                first
+                // A message let go is read back only when it holds a result of this pass's
+                // ids by their hashes (not of any pass's).
+                let hashes: HashSet<u32> = pass.iter().map(|c| crate::format::call_id_hash(c)).collect();
+                let mut scanned = 0;
+                let first = self.in_context().find(|&(_, ix)| {
+                    scanned += 1;
+                    !held_by(s, ix, (pass, &hashes), &self.maybe).is_empty()
+                });
+                self.scanned += scanned;
+                first.map(|(seq, _)| seq)
             }
         };
         if let Some(first) = first {
@@ -437,8 +448,16 @@ impl<'s> Walk<'s> {
         }
     }
 
+    /// The messages in the context now that have an entry, in the order they were pushed:
+    /// their `seq` and entry.
+    fn in_context(&self) -> impl Iterator<Item = (usize, Ix)> + '_ {
+        let pushed = self.list.iter().filter_map(|m| Some((m.seq, m.ix?)));
+        self.ghosts.iter().copied().chain(pushed).filter(|&(seq, _)| self.alive.get(seq))
+    }
+
     /// The messages sent, the summary first, with the passes' withheld thinking applied.
     fn sent(&mut self) -> Vec<Sent> {
+        debug_assert!(self.ghosts.iter().all(|&(seq, _)| !self.alive.get(seq)), "a message known folded is sent");
         let alive = &self.alive;
         let mut list: Vec<Sent> = std::mem::take(&mut self.list).into_iter().filter(|m| alive.get(m.seq)).collect();
         // A message is withheld by a range that starts at or before it and ends after it:
@@ -574,21 +593,26 @@ const SCAN_BUDGET: usize = 4;
 /// Note that the message `seq` (entry `ix`) holds the results of its that are `tracked`.
 fn hold<'s>(
     holders: &mut HashMap<&'s str, (Vec<usize>, usize)>,
-    (tracked, maybe): (&HashSet<&'s str>, &[Ix]),
+    (tracked, hashes, maybe): (&HashSet<&'s str>, &HashSet<u32>, &Maybe),
     s: &Session<'_>,
     ix: Ix,
     seq: usize,
 ) {
-    for c in held_by(s, ix, tracked, maybe) {
+    for c in held_by(s, ix, (tracked, hashes), maybe) {
         holders.entry(c).or_default().0.push(seq);
     }
 }
 
 /// The call ids of `ids` that results of entry `ix`'s message answer, in the message's order.
-/// A message the load let go is read back only when it is in `maybe` (sorted): the entries
-/// let go that may hold a result of one of the ids ([`Session::results_hashed`]).
-fn held_by<'k>(s: &Session<'_>, ix: Ix, ids: &HashSet<&'k str>, maybe: &[Ix]) -> Vec<&'k str> {
-    if s.entry(ix).message.is_none() && maybe.binary_search(&ix).is_err() {
+/// A message the load let go is read back only when `maybe` has it with one of the `hashes`
+/// of `ids`.
+fn held_by<'k>(
+    s: &Session<'_>,
+    ix: Ix,
+    (ids, hashes): (&HashSet<&'k str>, &HashSet<u32>),
+    maybe: &Maybe,
+) -> Vec<&'k str> {
+    if s.entry(ix).message.is_none() && !maybe.hashes(ix).any(|h| hashes.contains(&h)) {
         return Vec::new();
     }
     let Some(m) = s.message(ix) else { return Vec::new() };
@@ -675,6 +699,32 @@ impl Bits {
     fn clear(&mut self, i: usize) {
         assert!(i < self.len, "bit {i} of {}", self.len);
         self.words[i / 64] &= !(1 << (i % 64));
+    }
+}
+
+/// The entries a load let go that may hold a result of a tracked call: each with the hash of
+/// the call's id ([`Session::results_hashed`], in file order), and a bit an entry, so that
+/// the passes that look through hundreds of thousands of messages ask a bit of most.
+#[derive(Default)]
+struct Maybe {
+    hashed: Vec<(Ix, u32)>,
+    bits: Vec<u64>,
+}
+
+impl Maybe {
+    fn new(hashed: Vec<(Ix, u32)>, entries: usize) -> Maybe {
+        let mut bits = vec![0u64; entries.div_ceil(64)];
+        for &(e, _) in &hashed {
+            bits[e as usize / 64] |= 1 << (e % 64);
+        }
+        Maybe { hashed, bits }
+    }
+
+    /// The hashes of the tracked call ids whose results entry `ix` may hold.
+    fn hashes(&self, ix: Ix) -> impl Iterator<Item = u32> + '_ {
+        let any = self.bits.get(ix as usize / 64).is_some_and(|w| w >> (ix % 64) & 1 == 1);
+        let from = if any { self.hashed.partition_point(|&(e, _)| e < ix) } else { self.hashed.len() };
+        self.hashed[from..].iter().take_while(move |&&(e, _)| e == ix).map(|&(_, h)| h)
     }
 }
 
@@ -802,8 +852,9 @@ fn arcturn<'s>(s: &'s Session<'_>, path: &[Ix], w: &mut Walk<'s>, skip: Skip, mo
     if edits.iter().any(|ce| ce.withhold_thinking.as_deref() == Some("afterFirstElided")) {
         // Such a pass looks for the first message holding a result it elides.
         let hashes: HashSet<u32> = elided.iter().map(|id| crate::format::call_id_hash(id)).collect();
-        w.maybe = s.results_hashed(|h| hashes.contains(&h));
+        w.maybe = Maybe::new(s.results_hashed(|h| hashes.contains(&h)), s.entries.len());
         w.tracked = elided.clone();
+        w.tracked_hashes = hashes;
     }
     let holds_elided = |m: &Message<'_>| {
         !elided.is_empty() && m.tool_results.iter().any(|r| r.call_id.as_deref().is_some_and(|c| elided.contains(c)))
@@ -1210,6 +1261,91 @@ mod skip_tests {
     /// decoding every message gives, with results elided by two edits on one branch and by
     /// another on a second, a call without a name (its stub names it as its blocks do: ""),
     /// thinking withheld after the first elided result, and all of it.
+    /// On a long branch whose messages a load let go ([`Detail::Counted`]), with compactions
+    /// that keep a tail and passes that withhold thinking after the first result they elide
+    /// (hundreds, past [`SCAN_BUDGET`], results elided before and after the compactions),
+    /// the estimate at every leaf is the one made from every message decoded, nothing
+    /// skipped; the passes withhold something.
+    #[test]
+    fn an_estimate_over_let_go_messages_and_many_passes_is_the_decoded_one() {
+        let at = r#""timestamp":"2026-11-02T09:16:20.530Z""#;
+        let mut lines = vec![r#"{"kind":"session","version":1,"id":"s"}"#.to_string()];
+        let mut parent = "null".to_string();
+        let mut push = |lines: &mut Vec<String>, id: String, rest: String| {
+            lines.push(format!(r#"{{"id":"{id}","parentId":{parent},{at},{rest}}}"#));
+            parent = format!("\"{id}\"");
+        };
+        for i in 0..1_200 {
+            push(
+                &mut lines,
+                format!("u{i}"),
+                format!(r#""kind":"message","message":{{"role":"user","content":"step {i}"}}"#),
+            );
+            push(
+                &mut lines,
+                format!("a{i}"),
+                format!(
+                    r#""kind":"message","message":{{"role":"assistant","content":[{{"type":"thinking","thinking":"why {i} \u00e9"}},{{"type":"toolCall","id":"c{i}","name":"bash","arguments":{{"cmd":"ls {i}"}}}}]}}"#
+                ),
+            );
+            push(
+                &mut lines,
+                format!("r{i}"),
+                format!(
+                    r#""kind":"message","message":{{"role":"toolResult","toolCallId":"c{i}","content":[{{"type":"text","text":"out {}"}}]}}"#,
+                    "x".repeat(i % 37)
+                ),
+            );
+            if i % 5 == 4 {
+                // Results of earlier calls: one well back (folded by now, often), one a little
+                // back (before the kept tail, still in the context, for the passes in the
+                // tail), one near.
+                let elided = format!(r#""c{}","c{}","c{}""#, i / 3, i.saturating_sub(150), i - 2);
+                push(
+                    &mut lines,
+                    format!("e{i}"),
+                    format!(
+                        r#""kind":"state","contextEdit":{{"elided":[{elided}],"withholdThinking":"afterFirstElided"}}"#
+                    ),
+                );
+            }
+            if i % 300 == 299 {
+                push(
+                    &mut lines,
+                    format!("k{i}"),
+                    format!(
+                        r#""kind":"compaction","summary":"so far","upToId":"r{}","tokensBefore":9000,"tokensAfter":900"#,
+                        i - 40
+                    ),
+                );
+            }
+        }
+        // A branch from before the last compaction.
+        lines.push(format!(
+            r#"{{"kind":"message","id":"side","parentId":"r1000",{at},"message":{{"role":"user","content":"other"}}}}"#
+        ));
+        let src = Source::from_bytes("t", lines.join("\n").into_bytes()).unwrap();
+        let counted =
+            Session::load_counted(&src, None, crate::format::Detail::Counted, crate::format::Uses::Unlisted, None)
+                .unwrap();
+        let full = Session::load(&src, None).unwrap();
+        assert!(full.findings.is_empty(), "{:?}", full.findings);
+        assert!(counted.entries.iter().filter(|e| e.message.is_none()).count() > 3_000, "the load let the messages go");
+        let leaves: Vec<Ix> = full.tree.leaves().collect();
+        assert_eq!(leaves.len(), 2);
+        for leaf in leaves {
+            let path = full.tree.path(leaf);
+            let decoded = materialize_with(&full, &path, Skip::Nothing, Mode::Blocks).unwrap();
+            assert!(!decoded.withheld_thinking.is_empty());
+            assert_eq!(
+                estimate_on(&counted, &path).unwrap(),
+                decoded.estimated_tokens,
+                "leaf {}",
+                full.entry(leaf).line
+            );
+        }
+    }
+
     #[test]
     fn an_estimate_across_context_edits_is_the_decoded_one() {
         let at = "\"timestamp\":\"2026-11-02T09:16:20.530Z\"";

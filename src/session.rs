@@ -241,17 +241,15 @@ impl<'a> Session<'a> {
     }
 
     /// The entries whose messages the load let go ([`Detail::Counted`]) that hold a tool
-    /// result whose call id's hash ([`format::call_id_hash`]) is `wanted`, in file order:
-    /// those of them that may hold a result of a given call, found without reading them back.
-    pub fn results_hashed(&self, wanted: impl Fn(u32) -> bool) -> Vec<Ix> {
-        let mut found: Vec<Ix> = self
-            .result_ids
+    /// result whose call id's hash ([`format::call_id_hash`]) is `wanted`, each with that
+    /// hash, in file order: those of them that may hold a result of a given call, found
+    /// without reading them back.
+    pub fn results_hashed(&self, wanted: impl Fn(u32) -> bool) -> Vec<(Ix, u32)> {
+        self.result_ids
             .iter()
-            .filter(|&&(e, h)| wanted(h) && self.entries[e as usize].message.is_none())
-            .map(|&(e, _)| e)
-            .collect();
-        found.dedup();
-        found
+            .copied()
+            .filter(|&(e, h)| wanted(h) && self.entries[e as usize].message.is_none())
+            .collect()
     }
 
     /// Entry `i`'s message: the one the load kept, else, after a load that let it go
