@@ -555,12 +555,21 @@ pub fn decode_counted<'t, 'a: 't>(
         let mut waiting = BTreeMap::new();
         for (received, (k, part)) in rx.into_iter().enumerate() {
             waiting.insert(k, part);
+            // Once every chunk is started, no chunk takes spares: they go at once (before
+            // the tail asks for memory of its own).
+            let all_started = started.load(std::sync::atomic::Ordering::Relaxed) == total;
             while let Some(part) = waiting.remove(&merger.parts) {
-                spares.give(merger.push(part));
+                let emptied = merger.push(part);
+                if !all_started {
+                    spares.give(emptied);
+                }
+            }
+            if all_started {
+                spares.clear();
             }
             // A worker is idle from here on: this thread takes on what would follow.
             let in_flight = total - (received + 1);
-            if in_flight < threads && started.load(std::sync::atomic::Ordering::Relaxed) == total {
+            if in_flight < threads && all_started {
                 if let Some(tail) = tail.as_mut() {
                     tail(&merger.d.entries, merger.scaled(merger.d.entries.len()));
                 }
