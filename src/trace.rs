@@ -176,7 +176,7 @@ pub enum Detail<'s> {
 }
 
 /// A model call's usage as its line or observation recorded it (`None`: it recorded none),
-/// borrowed where a span kept a copy of it (a span of 144 bytes, not 224). Written as the
+/// borrowed where a span kept a copy of it (a span of 144 bytes, not 216). Written as the
 /// four counts of [`Usage`]'s own `Serialize` (which leaves out its total and cost), zeros
 /// when none was recorded.
 #[derive(Clone, Copy, Debug)]

@@ -571,7 +571,10 @@ pub fn decode_counted<'t, 'a: 't>(
             let in_flight = total - (received + 1);
             if in_flight < threads && all_started {
                 if let Some(tail) = tail.as_mut() {
-                    tail(&merger.d.entries, merger.scaled(merger.d.entries.len()));
+                    // At most twice the entries placed: a part still in flight may hold one
+                    // line of gigabytes, which would scale a few entries into millions.
+                    let placed = merger.d.entries.len();
+                    tail(&merger.d.entries, merger.scaled(placed).min(placed.saturating_mul(2)));
                 }
             }
         }
