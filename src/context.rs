@@ -278,8 +278,6 @@ struct Walk<'s> {
     /// The entries let go by the load whose messages may hold a result of a tracked call
     /// ([`Session::results_hashed`]): the others need not be read back to know they hold none.
     maybe: Maybe,
-    /// The hashes of the `tracked` call ids.
-    tracked_hashes: HashSet<u32>,
     /// Messages a pass looked at in the list before it found what it looked for.
     scanned: usize,
     /// Once the passes have looked at more messages than [`SCAN_BUDGET`] allows: for each
@@ -329,7 +327,7 @@ impl<'s> Walk<'s> {
             self.named.push((seq, named.collect()));
         }
         if let Some(holders) = &mut self.holders {
-            hold(holders, (&self.tracked, &self.tracked_hashes, &self.maybe), s, ix, seq);
+            hold(holders, (&self.tracked, &self.maybe), s, ix, seq);
         }
         self.alive.push(true);
         match self.in_order.back() {
@@ -411,7 +409,7 @@ impl<'s> Walk<'s> {
         if self.holders.is_none() && self.scanned > SCAN_BUDGET * (self.alive.len() + 1024) {
             let mut holders = HashMap::default();
             for (seq, ix) in self.in_context() {
-                hold(&mut holders, (&self.tracked, &self.tracked_hashes, &self.maybe), s, ix, seq);
+                hold(&mut holders, (&self.tracked, &self.maybe), s, ix, seq);
             }
             self.holders = Some(holders);
         }
@@ -437,7 +435,7 @@ impl<'s> Walk<'s> {
                 let mut scanned = 0;
                 let first = self.in_context().find(|&(_, ix)| {
                     scanned += 1;
-                    !held_by(s, ix, (pass, &hashes), &self.maybe).is_empty()
+                    !held_by(s, ix, pass, (&self.maybe, |h| hashes.contains(&h))).is_empty()
                 });
                 self.scanned += scanned;
                 first.map(|(seq, _)| seq)
@@ -593,26 +591,27 @@ const SCAN_BUDGET: usize = 4;
 /// Note that the message `seq` (entry `ix`) holds the results of its that are `tracked`.
 fn hold<'s>(
     holders: &mut HashMap<&'s str, (Vec<usize>, usize)>,
-    (tracked, hashes, maybe): (&HashSet<&'s str>, &HashSet<u32>, &Maybe),
+    (tracked, maybe): (&HashSet<&'s str>, &Maybe),
     s: &Session<'_>,
     ix: Ix,
     seq: usize,
 ) {
-    for c in held_by(s, ix, (tracked, hashes), maybe) {
+    // Every hash `maybe` has is one of a tracked id's.
+    for c in held_by(s, ix, tracked, (maybe, |_| true)) {
         holders.entry(c).or_default().0.push(seq);
     }
 }
 
 /// The call ids of `ids` that results of entry `ix`'s message answer, in the message's order.
-/// A message the load let go is read back only when `maybe` has it with one of the `hashes`
-/// of `ids`.
+/// A message the load let go is read back only when `maybe` has it with a hash `of_ids` takes
+/// for one of `ids`'.
 fn held_by<'k>(
     s: &Session<'_>,
     ix: Ix,
-    (ids, hashes): (&HashSet<&'k str>, &HashSet<u32>),
-    maybe: &Maybe,
+    ids: &HashSet<&'k str>,
+    (maybe, of_ids): (&Maybe, impl Fn(u32) -> bool),
 ) -> Vec<&'k str> {
-    if s.entry(ix).message.is_none() && !maybe.hashes(ix).any(|h| hashes.contains(&h)) {
+    if s.entry(ix).message.is_none() && !maybe.hashes(ix).any(of_ids) {
         return Vec::new();
     }
     let Some(m) = s.message(ix) else { return Vec::new() };
@@ -854,7 +853,6 @@ fn arcturn<'s>(s: &'s Session<'_>, path: &[Ix], w: &mut Walk<'s>, skip: Skip, mo
         let hashes: HashSet<u32> = elided.iter().map(|id| crate::format::call_id_hash(id)).collect();
         w.maybe = Maybe::new(s.results_hashed(|h| hashes.contains(&h)), s.entries.len());
         w.tracked = elided.clone();
-        w.tracked_hashes = hashes;
     }
     let holds_elided = |m: &Message<'_>| {
         !elided.is_empty() && m.tool_results.iter().any(|r| r.call_id.as_deref().is_some_and(|c| elided.contains(c)))

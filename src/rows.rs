@@ -520,6 +520,7 @@ impl<'s, 'a> Rows<'s, 'a> {
         out.into_iter().map(|(_, t)| t).collect()
     }
 
+    /// The tools table's row of the `k`th tool call or result, `src`.
     pub fn tool(&self, k: usize, src: ToolSrc) -> ToolRow<'s> {
         let s = self.s;
         match src {

@@ -556,7 +556,8 @@ pub fn decode_counted<'t, 'a: 't>(
         for (received, (k, part)) in rx.into_iter().enumerate() {
             waiting.insert(k, part);
             // Once every chunk is started, no chunk takes spares: they go at once (before
-            // the tail asks for memory of its own).
+            // the tail asks for memory of its own). Every chunk is started by the time the
+            // last part comes (its job counts itself before it sends), so none outlives it.
             let all_started = started.load(std::sync::atomic::Ordering::Relaxed) == total;
             while let Some(part) = waiting.remove(&merger.parts) {
                 let emptied = merger.push(part);
@@ -579,8 +580,6 @@ pub fn decode_counted<'t, 'a: 't>(
             }
         }
     });
-    // Every chunk is decoded: the spares go before the next tables are built.
-    spares.clear();
     Ok(fold(merger.finish(source), source.bytes(), &dec, detail))
 }
 
